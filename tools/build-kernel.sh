@@ -115,12 +115,18 @@ if [ ! -f "$bdir/.config" ] || [ "$(cat "$cfgstamp" 2>/dev/null)" != "$cfghash" 
 		make "${makeargs[@]}" KCONFIG_ALLCONFIG="$bdir/slabpark.fragment" allnoconfig
 	# Every symbol the fragments ask for must have survived Kconfig.
 	bad=$(awk '
-		FNR == NR { if ($0 ~ /^CONFIG_/) want[$0] = 1;
-			    else if ($0 ~ /^# CONFIG_.* is not set/) want[$0] = 1; next }
-		{ have[$0] = 1 }
-		END { for (w in want) if (!(w in have)) {
-			if (w ~ /is not set/) { split(w, a, " "); if ((a[2] "=y") in have || (a[2] "=m") in have) print w }
-			else print w } }
+		FNR == NR {
+			if ($0 ~ /^CONFIG_[A-Za-z0-9_]+=/) { sym = $0; sub(/=.*/, "", sym); want[sym] = $0 }
+			else if ($0 ~ /^# CONFIG_[A-Za-z0-9_]+ is not set/) { want[$2] = "n" }
+			next
+		}
+		/^CONFIG_/ { sym = $0; sub(/=.*/, "", sym); have[sym] = $0 }
+		END {
+			for (s in want) {
+				if (want[s] == "n") { if (have[s] ~ /=[ym]$/) print s "=n" }
+				else if (have[s] != want[s]) print want[s]
+			}
+		}
 	' "$bdir/slabpark.fragment" "$bdir/.config" | sort)
 	[ -z "$bad" ] || sp_die "Kconfig dropped requested options (missing dependencies?): $(echo "$bad" | tr '\n' ' ')"
 	echo "$cfghash" >"$cfgstamp"

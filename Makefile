@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# slabpark: SLUB slab parking for Linux 7.3 -- bench, stress module, tests.
+#
+#   make run      build the patched kernel and the module, boot a 2-node
+#                 guest, run the cross-node stress with parking off and on,
+#                 print the comparison
+#   make check    all tests (ShellCheck, checkpatch, host tests, build
+#                 matrix, guest kselftests on patched and base kernels,
+#                 debug gate)
+#   make soak DURATION=600   randomized long run with invariant checks
+#   make          build the module against KDIR (a tester's own kernel)
+#
+# The kernel module itself is described by Kbuild and mm/Kbuild.
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+
+# Knobs of 'make run' / 'make check', passed through the environment.
+export KSRC PATCHES RUNS DURATION_MS PLACEMENTS NODES CPUS_PER_NODE LOCKSTAT \
+	KVM SLABPARK_CACHE GUEST_TIMEOUT DURATION RESULTS_DIR
+
+.PHONY: all modules clean run check soak kernel slabstat help
+
+all modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	$(MAKE) -C tools/slabstat clean
+
+run:
+	@tools/run.sh
+
+check:
+	@tools/check.sh
+
+soak:
+	@tools/soak.sh
+
+kernel:
+	@tools/build-kernel.sh
+
+slabstat:
+	$(MAKE) -C tools/slabstat
+
+help:
+	@sed -n 's/^#   //p; s/^#                 /                /p' Makefile

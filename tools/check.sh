@@ -1,0 +1,189 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 'make check': every test of the project, as one KTAP stream ending in
+# "N passed, N failed, N skipped".  Each step's full output is kept in
+# $SLABPARK_CACHE/logs/check/<step>.log and its path is printed on failure.
+#
+# Usage: tools/check.sh [STEP...]      (default: all steps; see 'steps' below)
+#
+# Environment: KSRC (use your own tree; skips the base-vs-patched steps),
+# SLABPARK_CACHE, GUEST_TIMEOUT, CHECK_DEBUG=0 (skip the debug-kernel gate).
+
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$SLABPARK_TOP"
+
+LOGS=$SLABPARK_LOGDIR/check
+mkdir -p "$LOGS"
+n=0 passed=0 failed=0 skipped=0
+failures=()
+declare -A RESULT=()
+
+# step NAME FUNCTION: run FUNCTION with output indented into the stream
+# and into LOGS/NAME.log; exit 0 = pass, 4 = skip (reason on the last
+# line), anything else = fail.
+step() {
+	local name=$1 fn=$2 rc t0
+	shift 2
+	n=$((n + 1))
+	t0=$(date +%s)
+	sp_stage "check $n: $name"
+	set +e
+	( set -e; "$fn" "$@" ) 2>&1 | tee "$LOGS/$name.log" | sed -u 's/^/    /'
+	rc=${PIPESTATUS[0]}
+	set -e
+	local dt=$(( $(date +%s) - t0 ))
+	case $rc in
+	0) echo "ok $n $name # ${dt}s"; passed=$((passed + 1)); RESULT[$name]=pass ;;
+	4) echo "ok $n $name # SKIP $(tail -n 1 "$LOGS/$name.log")"; skipped=$((skipped + 1)); RESULT[$name]=skip ;;
+	*) echo "not ok $n $name # ${dt}s, log: $LOGS/$name.log"; failed=$((failed + 1))
+	   failures+=("$name ($LOGS/$name.log)"); RESULT[$name]=fail ;;
+	esac
+}
+
+needs() {
+	local s
+	for s in "$@"; do
+		if [ "${RESULT[$s]:-}" != pass ]; then
+			echo "cannot run: step '$s' did not pass"
+			return 1
+		fi
+	done
+}
+
+# ---- steps --------------------------------------------------------------
+
+do_deps() {
+	tools/install-deps.sh
+	echo "build dependencies present"
+}
+
+do_shellcheck() {
+	local bash_files=() sh_files=() f
+	while IFS= read -r f; do
+		if head -n 1 "$f" | grep -qE '^#!/bin/(busybox )?sh'; then
+			sh_files+=("$f")
+		else
+			bash_files+=("$f")
+		fi
+	done < <( { git ls-files '*.sh' .ci/run tools/vm/init; } | sort -u)
+	shellcheck -x "${bash_files[@]}"
+	shellcheck -s sh -x "${sh_files[@]}"
+	echo "ShellCheck clean: ${#bash_files[@]} bash and ${#sh_files[@]} sh scripts"
+}
+
+do_slabstat_host() {
+	make -s -C tools/slabstat check
+}
+
+do_docs() {
+	tools/check-docs.sh
+}
+
+do_kernel_source() {
+	tools/kernel-src.sh
+}
+
+do_checkpatch() {
+	local cp out bad=0 f
+	cp=$(tools/kernel-src.sh 2>/dev/null)/scripts/checkpatch.pl
+	for f in patches/0*.patch; do
+		case "$f" in */0000-cover-letter.patch) continue ;; esac
+		out=$("$cp" --strict --show-types "$f" 2>&1 || true)
+		echo "$out" | tail -n 3
+		echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks' || { echo "$out"; bad=1; }
+	done
+	for f in mm/*.c tools/slabstat/*.c selftests/slub_park/*.c; do
+		[ -f "$f" ] || continue
+		out=$("$cp" --strict --show-types --no-tree -f "$f" 2>&1 || true)
+		echo "$f: $(echo "$out" | grep '^total:')"
+		echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks' || { echo "$out"; bad=1; }
+	done
+	return $bad
+}
+
+do_series_bisect() {
+	[ -z "${KSRC:-}" ] || { echo "KSRC set: the series is not applied to your tree"; return 4; }
+	tools/check-series.sh
+}
+
+do_matrix() {
+	[ -z "${KSRC:-}" ] || { echo "KSRC set: the build matrix is for the bench tree"; return 4; }
+	local bdir
+	bdir=$(tools/build-kernel.sh --config "$1" --target mm/slub.o --w1)
+	if grep -E '^[^ ]*mm/slub\.c:[0-9]+:[0-9]+: (warning|error)' "$bdir/build.log"; then
+		echo "W=1 warnings in mm/slub.c with config $1"
+		return 1
+	fi
+	echo "mm/slub.o builds with W=1 and no warnings: base + $1"
+}
+
+# Each step runs in a subshell: later steps ask build-kernel.sh again for
+# the build directory, which is instant when the kernel is up to date.
+do_kernel_patched() {
+	tools/build-kernel.sh --variant patched
+}
+do_kernel_base() {
+	[ -z "${KSRC:-}" ] || { echo "KSRC set: there is no separate base kernel"; return 4; }
+	tools/build-kernel.sh --variant base
+}
+
+guest_check() {
+	local bdir=$1 label=$2 stage
+	shift 2
+	stage=$(tools/stage-guest.sh "$bdir")
+	tools/vm/run-guest.sh --kernel "$bdir" --stage "$stage:." \
+		--out "$SLABPARK_CACHE/runs/check-$label" -- tools/guest/check.sh "$@"
+}
+do_guest_patched() {
+	needs kernel-patched
+	guest_check "$(tools/build-kernel.sh --variant patched)" patched kselftest slabstat-window
+}
+do_guest_base() {
+	[ -z "${KSRC:-}" ] || { echo "KSRC set: there is no separate base kernel"; return 4; }
+	needs kernel-base
+	guest_check "$(tools/build-kernel.sh --variant base)" base kselftest slabstat-window
+}
+
+do_debug_gate() {
+	[ "${CHECK_DEBUG:-1}" != 0 ] || { echo "CHECK_DEBUG=0: debug gate not run"; return 4; }
+	tools/debug-gate.sh
+}
+
+# ---- main ---------------------------------------------------------------
+
+all_steps=(deps shellcheck slabstat-host docs kernel-source checkpatch series-bisect
+	matrix-numa-off matrix-stats-off matrix-tiny matrix-rt
+	kernel-patched kernel-base guest-patched guest-base debug-gate)
+[ $# -gt 0 ] && steps=("$@") || steps=("${all_steps[@]}")
+
+echo "TAP version 13"
+echo "1..${#steps[@]}"
+for s in "${steps[@]}"; do
+	case "$s" in
+	deps) step deps do_deps ;;
+	shellcheck) step shellcheck do_shellcheck ;;
+	slabstat-host) step slabstat-host do_slabstat_host ;;
+	docs) step docs do_docs ;;
+	kernel-source) step kernel-source do_kernel_source ;;
+	checkpatch) step checkpatch do_checkpatch ;;
+	series-bisect) step series-bisect do_series_bisect ;;
+	matrix-*) step "$s" do_matrix "${s#matrix-}" ;;
+	kernel-patched) step kernel-patched do_kernel_patched ;;
+	kernel-base) step kernel-base do_kernel_base ;;
+	guest-patched) step guest-patched do_guest_patched ;;
+	guest-base) step guest-base do_guest_base ;;
+	debug-gate) step debug-gate do_debug_gate ;;
+	*) echo "check.sh: unknown step '$s' (steps: ${all_steps[*]})" >&2; exit 2 ;;
+	esac
+done
+
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "# failed steps:"
+	printf '#   %s\n' "${failures[@]}"
+fi
+echo "# make check took $(sp_elapsed)"
+echo "check: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of 'make run': the same-boot A/B of slab parking.
+#
+# Usage: compare.sh RUNS DURATION_MS "PLACEMENTS" LOCKSTAT
+#
+# For each placement, RUNS rounds of park=0, park=1, park=2 (alternating,
+# so drift cancels), each on a shrunk cache with zeroed counters.  Every
+# run leaves a slabstat delta document in
+#   /slabpark/out/runs/<placement>/park<mode>/<round>.json
+# and, with LOCKSTAT=1, the &n->list_lock class of /proc/lock_stat in
+#   /slabpark/out/lockstat/<placement>-park<mode>-<round>.txt
+# On a kernel without the 'park' switch the modes collapse to one, 'base'.
+
+set -eu
+S=/slabpark
+CACHE=nfs_page_test
+D=/sys/kernel/debug/slub_stress
+SYS=/sys/kernel/slab/$CACHE
+
+[ $# -eq 4 ] || { echo "usage: compare.sh RUNS DURATION_MS PLACEMENTS LOCKSTAT" >&2; exit 2; }
+runs=$1 dur=$2 placements=$3 lockstat=$4
+
+cpn=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
+	n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' /sys/devices/system/node/node0/cpulist)
+half=$((cpn / 2))
+[ "$half" -ge 1 ] || half=1
+
+insmod "$S/mm/slub_stress.ko" cache_name=$CACHE duration_ms="$dur"
+trap 'rmmod slub_stress 2>/dev/null' EXIT
+
+if [ -f "$SYS/park" ]; then
+	modes="0 1 2"
+	echo "# parking switch present: comparing park=0 (off), 1 (trylock+park), 2 (always park)"
+else
+	modes=base
+	echo "# this kernel has no /sys/kernel/slab/$CACHE/park switch (unpatched or without patch 3):"
+	echo "# parking cannot be switched, so only the base numbers are measured"
+fi
+
+# The SLUB stat files are the root-only read-write (0600) attributes
+# other than the tunables and triggers listed here; writing 0 clears one.
+zero_stats() {
+	find "$SYS/" -maxdepth 1 -type f -perm 600 | while read -r f; do
+		case "${f##*/}" in
+		min_partial|cpu_partial|validate|failslab|shrink|\
+		remote_node_defrag_ratio|skip_kfence|park) continue ;;
+		esac
+		echo 0 >"$f"
+	done
+}
+
+t0=$(date +%s)
+for p in $placements; do
+	# equal threads per CPU in every placement: one thread per CPU
+	case "$p" in
+	cross) threads=$cpn ;;
+	*) threads=$half ;;
+	esac
+	echo "$p" >"$D/placement"
+	echo "$threads" >"$D/threads"
+	r=1
+	while [ "$r" -le "$runs" ]; do
+		for m in $modes; do
+			echo "# [$(( $(date +%s) - t0 ))s] placement $p, round $r/$runs, park=$m"
+			[ "$m" = base ] || echo "$m" >"$SYS/park"
+			echo 1 >"$SYS/shrink"
+			zero_stats
+			[ "$lockstat" = 1 ] && sh "$S/tools/lockstat-report.sh" clear
+			mkdir -p "$S/out/runs/$p/park$m" "$S/out/lockstat"
+			slabstat snap "$CACHE" >/tmp/before.json
+			echo 1 >"$D/run"
+			cat "$D/wait" >/dev/null
+			# let the unpark work settle what the last frees parked
+			sleep 1
+			slabstat snap --results "$D/results" "$CACHE" >/tmp/after.json
+			slabstat diff --json /tmp/before.json /tmp/after.json \
+				>"$S/out/runs/$p/park$m/$r.json"
+			cp "$D/results" "$S/out/runs/$p/park$m/$r.results"
+			if [ "$lockstat" = 1 ]; then
+				sh "$S/tools/lockstat-report.sh" report "$p park=$m round $r" \
+					>"$S/out/lockstat/$p-park$m-$r.txt"
+			fi
+			state=$(sed -n 's/^state: //p' "$D/results")
+			if [ "$state" != "done" ]; then
+				echo "# run ended in state '$state':"
+				cat "$D/results"
+				exit 1
+			fi
+		done
+		r=$((r + 1))
+	done
+done
+[ -f "$SYS/park" ] && echo 1 >"$SYS/park"
+echo "# all runs done in $(( $(date +%s) - t0 ))s"

@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 'make run': build the patched kernel and the stress module, boot the
+# NUMA guest, run the cross-node stress with parking off and on in the
+# same boot, and print the comparison.
+#
+# Make variables (environment):
+#   RUNS=3             rounds per placement (each round: park=0, 1, 2)
+#   DURATION_MS=4000   length of one run
+#   PLACEMENTS="cross local balanced"
+#   NODES=2 CPUS_PER_NODE=2   guest size
+#   LOCKSTAT=1         use a CONFIG_LOCK_STAT kernel and report &n->list_lock
+#   PATCHES=none       the unpatched base (nothing can be switched)
+#   KSRC=/path         your own 7.3 tree, built as is
+#   RESULTS_DIR=DIR    where tables, CSV/JSON and the plot go
+#                      (default: results/<date>-<time> in this directory)
+
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$SLABPARK_TOP"
+
+RUNS=${RUNS:-3}
+DURATION_MS=${DURATION_MS:-4000}
+PLACEMENTS=${PLACEMENTS:-cross local balanced}
+NODES=${NODES:-2}
+CPUS_PER_NODE=${CPUS_PER_NODE:-2}
+LOCKSTAT=${LOCKSTAT:-0}
+for v in RUNS DURATION_MS NODES CPUS_PER_NODE; do
+	case "${!v}" in
+	''|*[!0-9]*|0) sp_die "$v=${!v}: must be a positive integer" ;;
+	esac
+done
+for p in $PLACEMENTS; do
+	case "$p" in cross|local|balanced) ;; *) sp_die "PLACEMENTS: unknown placement '$p' (cross, local, balanced)" ;; esac
+done
+case "$LOCKSTAT" in 0|1) ;; *) sp_die "LOCKSTAT=$LOCKSTAT: must be 0 or 1" ;; esac
+if [ "$NODES" -lt 2 ] && [[ " $PLACEMENTS " =~ \ (cross|balanced)\  ]]; then
+	sp_die "NODES=$NODES: cross and balanced need 2 nodes (use PLACEMENTS=local)"
+fi
+
+tools/install-deps.sh
+cfg=()
+[ "$LOCKSTAT" = 1 ] && cfg=(--config lockstat)
+bdir=$(tools/build-kernel.sh "${cfg[@]}")
+stage=$(tools/stage-guest.sh "$bdir")
+sp_stage "module and tools staged for the guest"
+
+results=${RESULTS_DIR:-$SLABPARK_TOP/results/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$results"
+nplace=$(echo "$PLACEMENTS" | wc -w)
+tmo=$((nplace * RUNS * 3 * (DURATION_MS / 1000 + 4) + 300))
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} tools/vm/run-guest.sh --kernel "$bdir" \
+	--stage "$stage:." --nodes "$NODES" --cpus-per-node "$CPUS_PER_NODE" \
+	--out "$results/guest" -- tools/guest/compare.sh \
+	"$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT"
+runsdir=$results/guest/files/runs
+[ -d "$runsdir" ] || sp_die "the guest returned no run data ($results/guest)"
+
+slabstat=tools/slabstat/slabstat
+make -s -C tools/slabstat slabstat
+
+report=$results/report.txt
+: >"$report"
+out() { tee -a "$report"; }
+
+for p in $PLACEMENTS; do
+	groups=() labels=()
+	for m in 0 1 2 base; do
+		[ -d "$runsdir/$p/park$m" ] || continue
+		[ ${#groups[@]} -eq 0 ] || groups+=(--)
+		groups+=("$runsdir/$p/park$m"/*.json)
+		case $m in 0) labels+=(off) ;; 1) labels+=(on) ;; 2) labels+=(always) ;; base) labels+=(base) ;; esac
+	done
+	labels_csv=$(IFS=,; echo "${labels[*]}")
+	{
+		echo
+		echo "== placement: $p ($RUNS runs each of ${DURATION_MS} ms; $NODES nodes x $CPUS_PER_NODE vCPUs, TCG)"
+		[ "$labels_csv" = base ] &&
+			echo "   (this kernel has no parking switch: base numbers only)"
+		"$slabstat" compare --labels "$labels_csv" "${groups[@]}"
+	} | out
+	"$slabstat" compare --csv --labels "$labels_csv" "${groups[@]}" >"$results/$p.csv"
+	"$slabstat" compare --json --labels "$labels_csv" "${groups[@]}" >"$results/$p.json"
+done
+
+tools/summarize-runs.sh "$runsdir" "$results" | out
+if [ "$LOCKSTAT" = 1 ]; then
+	tools/summarize-lockstat.sh "$results/guest/files/lockstat" | out
+fi
+if command -v gnuplot >/dev/null 2>&1; then
+	tools/plot-runs.sh "$results" && echo "plot: $results/parking.png" | out
+fi
+echo | out
+echo "results: $results (report.txt, <placement>.csv/.json, summary.csv, parking.png, guest/)" | out

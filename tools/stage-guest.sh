@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build everything the guest needs for one kernel and lay it out as the
+# guest's /slabpark tree; print the directory.
+#
+# Usage: tools/stage-guest.sh KERNEL_BUILD_DIR
+#
+#   mm/slub_stress.ko          the stress module, built against that kernel
+#   bin/slabstat               static counter sampler
+#   kselftest/                 run_kselftest.sh layout with collection slub_park
+#   tools/                     the guest-side scripts of tools/
+
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+if [ $# -ne 1 ] || [ ! -d "$1" ]; then
+	echo "usage: $0 KERNEL_BUILD_DIR" >&2
+	exit 2
+fi
+bdir=$(cd "$1" && pwd)
+[ -f "$bdir/Module.symvers" ] || sp_die "$bdir has no Module.symvers: build the kernel first"
+# the source tree of that build: O= builds leave 'include <srctree>/Makefile'
+src=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$bdir/Makefile" | head -n 1)
+[ -d "$src/tools/testing/selftests" ] || sp_die "cannot find the source tree of $bdir"
+stage=$bdir/slabpark-stage
+rm -rf "$stage"
+mkdir -p "$stage/mm" "$stage/bin" "$stage/tools"
+
+modout=$bdir/slabpark-module
+sp_run_logged "$modout.log" "building the stress module against $bdir" \
+	make -C "$bdir" M="$SLABPARK_TOP" MO="$modout" modules
+cp "$modout/mm/slub_stress.ko" "$stage/mm/"
+
+sp_run_logged "$SLABPARK_LOGDIR/slabstat-static.log" "building slabstat (static)" \
+	make -C "$SLABPARK_TOP/tools/slabstat" STATIC=1 slabstat
+cp "$SLABPARK_TOP/tools/slabstat/slabstat" "$stage/bin/"
+
+ksft=$stage/kselftest
+sp_run_logged "$SLABPARK_LOGDIR/selftest-install.log" "building and installing selftests/slub_park" \
+	"$SLABPARK_TOP/selftests/slub_park/install-kselftest.sh" "$src" "$ksft" "$stage/mm/slub_stress.ko"
+
+cp -a "$SLABPARK_TOP/tools/guest" "$stage/tools/"
+for f in lockstat-report.sh slabstat/tests/guest-window.sh; do
+	if [ -f "$SLABPARK_TOP/tools/$f" ]; then cp "$SLABPARK_TOP/tools/$f" "$stage/tools/"; fi
+done
+echo "$stage"

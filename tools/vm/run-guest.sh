@@ -1,0 +1,210 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a NUMA guest under QEMU with a busybox initramfs and run a script.
+#
+# Usage: tools/vm/run-guest.sh --kernel BUILD_DIR [options] -- SCRIPT [ARGS...]
+#
+#   --kernel DIR          kernel build directory (arch/x86/boot/bzImage, usr/gen_init_cpio)
+#   --stage SRC[:DST]     copy file or directory SRC into the guest at /slabpark/DST
+#                         (DST defaults to the basename of SRC); repeatable
+#   --append ARGS         extra kernel command line arguments
+#   --nodes N             NUMA nodes (default 2; NODES=)
+#   --cpus-per-node C     vCPUs per node (default 2; CPUS_PER_NODE=)
+#   --mem-per-node MB     memory per node (default 1024; MEM_PER_NODE=)
+#   --timeout S           give up after S seconds (default 1800; GUEST_TIMEOUT=)
+#   --allow REGEX         console lines matching REGEX are not kernel problems
+#   --out DIR             where console.log and files/ go (default: a new dir
+#                         under $SLABPARK_CACHE/runs)
+#
+# SCRIPT runs in the guest as /slabpark/run.sh under busybox sh; what it
+# writes under /slabpark/out/ comes back in OUT/files/.  Its output is
+# streamed here.  QEMU uses TCG (-accel tcg,thread=multi -cpu max) unless
+# KVM=1.  Exit status: 0 ok; 1 the script failed; 2 the kernel reported a
+# problem (panic, oops, BUG, WARNING, lockdep, KASAN, hung task, ...);
+# 3 timeout or no exit marker; 4 usage or setup error.
+
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+usage() {
+	sed -n '/^# Usage:/,/^# problem/s/^# \{0,1\}//p' "$0" >&2
+	echo "(3 timeout or no exit marker; 4 usage or setup error)" >&2
+	exit 4
+}
+
+kdir=
+stages=()
+append=
+nodes=${NODES:-2}
+cpn=${CPUS_PER_NODE:-2}
+mem=${MEM_PER_NODE:-1024}
+tmo=${GUEST_TIMEOUT:-1800}
+allow='^$'
+out=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) [ $# -ge 2 ] || usage; kdir=$2; shift 2 ;;
+	--stage) [ $# -ge 2 ] || usage; stages+=("$2"); shift 2 ;;
+	--append) [ $# -ge 2 ] || usage; append="$append $2"; shift 2 ;;
+	--nodes) [ $# -ge 2 ] || usage; nodes=$2; shift 2 ;;
+	--cpus-per-node) [ $# -ge 2 ] || usage; cpn=$2; shift 2 ;;
+	--mem-per-node) [ $# -ge 2 ] || usage; mem=$2; shift 2 ;;
+	--timeout) [ $# -ge 2 ] || usage; tmo=$2; shift 2 ;;
+	--allow) [ $# -ge 2 ] || usage; allow="$allow|$2"; shift 2 ;;
+	--out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+	--) shift; break ;;
+	*) usage ;;
+	esac
+done
+if [ -z "$kdir" ] || [ $# -lt 1 ]; then usage; fi
+script=$1
+shift
+for v in "$nodes" "$cpn" "$mem" "$tmo"; do
+	case "$v" in ''|*[!0-9]*) echo "run-guest: not a number: '$v'" >&2; usage ;; esac
+done
+if [ "$nodes" -lt 1 ] || [ "$nodes" -gt 8 ]; then
+	echo "run-guest: --nodes must be 1..8" >&2
+	exit 4
+fi
+if [ "$cpn" -lt 1 ] || [ "$cpn" -gt 32 ]; then
+	echo "run-guest: --cpus-per-node must be 1..32" >&2
+	exit 4
+fi
+
+bzimage=$kdir/arch/x86/boot/bzImage
+gen_cpio=$kdir/usr/gen_init_cpio
+[ -f "$bzimage" ] || { echo "run-guest: no kernel image $bzimage (build it first)" >&2; exit 4; }
+[ -x "$gen_cpio" ] || { echo "run-guest: no $gen_cpio (kernel built without BLK_DEV_INITRD?)" >&2; exit 4; }
+[ -f "$script" ] || { echo "run-guest: no guest script $script" >&2; exit 4; }
+command -v qemu-system-x86_64 >/dev/null ||
+	{ echo "run-guest: qemu-system-x86_64 is missing (apt-get install qemu-system-x86)" >&2; exit 4; }
+busybox=$(command -v busybox || true)
+if [ -z "$busybox" ] || ! file -L "$busybox" | grep -q 'statically linked'; then
+	echo "run-guest: a static busybox is needed (apt-get install busybox-static)" >&2
+	exit 4
+fi
+
+if [ -z "$out" ]; then
+	mkdir -p "$SLABPARK_CACHE/runs"
+	out=$(mktemp -d "$SLABPARK_CACHE/runs/$(date +%Y%m%d-%H%M%S)-XXXX")
+fi
+mkdir -p "$out"
+rm -rf "$out/files" "$out/initramfs.list" "$out/console.log" "$out/data.b64"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Initramfs: one gen_init_cpio list; the staged trees are listed file by file.
+root=$work/root
+mkdir -p "$root/slabpark"
+cp "$script" "$root/slabpark/run.sh"
+: >"$root/slabpark/args"
+for a in "$@"; do printf '%s\n' "$a" >>"$root/slabpark/args"; done
+for s in "${stages[@]}"; do
+	src=${s%%:*}
+	dst=$(basename "$src")
+	[ "$s" != "$src" ] && dst=${s#*:}
+	[ -e "$src" ] || { echo "run-guest: --stage $src: no such file" >&2; exit 4; }
+	mkdir -p "$(dirname "$root/slabpark/$dst")"
+	cp -a "$src" "$root/slabpark/$dst"
+done
+{
+	echo "dir /bin 0755 0 0"
+	echo "dir /dev 0755 0 0"
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "nod /dev/ttyS1 0600 0 0 c 4 65"
+	echo "dir /proc 0755 0 0"
+	echo "dir /sys 0755 0 0"
+	echo "dir /tmp 1777 0 0"
+	echo "file /bin/busybox $busybox 0755 0 0"
+	echo "slink /bin/sh /bin/busybox 0777 0 0"
+	echo "file /init $SLABPARK_TOP/tools/vm/init 0755 0 0"
+	(cd "$root" && find slabpark -mindepth 0 | sort) | while read -r p; do
+		if [ -L "$root/$p" ]; then
+			echo "slink /$p $(readlink "$root/$p") 0777 0 0"
+		elif [ -d "$root/$p" ]; then
+			echo "dir /$p 0755 0 0"
+		else
+			mode=0644
+			[ -x "$root/$p" ] && mode=0755
+			echo "file /$p $root/$p $mode 0 0"
+		fi
+	done
+} >"$out/initramfs.list"
+"$gen_cpio" "$out/initramfs.list" >"$work/initramfs.cpio" ||
+	{ echo "run-guest: gen_init_cpio failed (list: $out/initramfs.list)" >&2; exit 4; }
+
+qemu=(qemu-system-x86_64 -nodefaults -nographic -no-reboot
+	-smp "$((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1"
+	-m "$((nodes * mem))M"
+	-serial stdio -serial "file:$out/data.b64"
+	-kernel "$bzimage" -initrd "$work/initramfs.cpio")
+if [ "${KVM:-0}" = 1 ]; then
+	qemu+=(-accel kvm -cpu host)
+else
+	qemu+=(-accel "tcg,thread=multi" -cpu max)
+fi
+for ((n = 0; n < nodes; n++)); do
+	qemu+=(-object "memory-backend-ram,id=mem$n,size=${mem}M"
+		-numa "node,nodeid=$n,cpus=$((n * cpn))-$((n * cpn + cpn - 1)),memdev=mem$n")
+done
+cmdline="console=ttyS0 panic=-1 quiet rdinit=/init${append}"
+qemu+=(-append "$cmdline")
+printf '%q ' "${qemu[@]}" >"$out/qemu.cmd"
+echo >>"$out/qemu.cmd"
+
+sp_stage "booting $nodes-node guest ($((nodes * cpn)) vCPUs, ${KVM:+KVM}${KVM:-TCG}): $(basename "$script") $* (console: $out/console.log)"
+set +e
+timeout --foreground -k 10 "$tmo" "${qemu[@]}" </dev/null 2>&1 |
+	tee "$out/console.log" |
+	awk '/^SLABPARK-GUEST-START/ { on = 1 } on { print; fflush() }'
+qrc=${PIPESTATUS[0]}
+set -e
+
+# Bring the files back.
+if grep -q '^SLABPARK-FILES-BEGIN' "$out/data.b64" 2>/dev/null; then
+	mkdir -p "$out/files"
+	if ! sed -n '/^SLABPARK-FILES-BEGIN/,/^SLABPARK-FILES-END/p' "$out/data.b64" |
+	     sed '1d;$d' | tr -d '\r' | base64 -d | tar -C "$out/files" -xzf -; then
+		echo "run-guest: could not unpack the guest's files ($out/data.b64)" >&2
+	fi
+fi
+
+tr -d '\r' <"$out/console.log" >"$out/console.txt"
+problems='Kernel panic|BUG:|WARNING:|Oops|general protection fault|Call Trace:|KASAN:|UBSAN:|'
+problems+='possible circular locking|possible recursive locking|inconsistent lock state|'
+problems+='lockdep|INFO: task .* blocked for more than|soft lockup|hard LOCKUP|'
+problems+='rcu_.* detected stalls|ODEBUG:|Bad page state|kmemleak: .* new suspected|'
+problems+='Objects remaining|still has objects|list_add corruption|list_del corruption'
+first=$(grep -nE "$problems" "$out/console.txt" | grep -vE "$allow" | head -n 1 | cut -d: -f1 || true)
+
+tail_log() {
+	echo "---- last console lines ($out/console.log) ----" >&2
+	tail -n 40 "$out/console.txt" >&2
+	echo "----" >&2
+}
+if [ -n "$first" ]; then
+	echo "run-guest: FAIL: the kernel reported a problem at console line $first:" >&2
+	# the report: from the first line to the next '---[ end trace' or 60 lines
+	sed -n "${first},\$p" "$out/console.txt" |
+		awk 'NR > 1 && /---\[ end trace/ { print; exit } { print } NR >= 60 { exit }' >&2
+	echo "run-guest: full console: $out/console.log" >&2
+	exit 2
+fi
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "run-guest: FAIL: guest timed out after ${tmo}s" >&2
+	tail_log
+	exit 3
+fi
+rc=$(sed -n 's/^SLABPARK-GUEST-RC=\([0-9]*\).*/\1/p' "$out/console.txt" | tail -n 1)
+if [ -z "$rc" ]; then
+	echo "run-guest: FAIL: the guest ended without an exit marker (qemu status $qrc)" >&2
+	tail_log
+	exit 3
+fi
+if [ "$rc" != 0 ]; then
+	echo "run-guest: FAIL: guest script exited with $rc" >&2
+	exit 1
+fi
+sp_stage "guest run passed (output in $out)"
