@@ -1,0 +1,1089 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# slub_park.sh - drive the slub_stress module (mm/slub_stress.c) and check
+# SLUB behaviour under cross-node frees, and the slab parking series when the
+# kernel has it (/sys/kernel/slab/<cache>/{park,parked,park_slab,...}).
+#
+# Usage: slub_park.sh [smoke | stress | help | key=val ...]
+#   smoke    short runs (about 1 s each); the CI default (ksft_slub_park.sh)
+#   stress   longer runs (tens of seconds each), plus a bulk (batch) run
+#   key=val  load the module with these parameters (checked against modinfo),
+#            do one run and check it finished cleanly
+#
+# Module lookup: $SLUB_STRESS_KO, ./slub_stress.ko (next to this script),
+# ../../mm/slub_stress.ko (repository layout), then modinfo -n / modprobe -n.
+#
+# Output is KTAP; exit 0 when all tests pass, 1 when one failed, 4 when all
+# were skipped.  POSIX sh; runs under busybox ash.
+
+# The t_* tests and their helpers are called through run_test "$@".
+# shellcheck disable=SC2317
+
+set -u
+
+ksft_skip=4
+MOD=slub_stress
+SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
+KSRC=${KSRC:-/root/.cache/slabpark/src/linux-7.3.4}
+CACHE=nfs_page_test
+SLAB=/sys/kernel/slab/$CACHE
+DBG=/sys/kernel/debug/$MOD
+SYSFS_BIN=$SCRIPT_DIR/slub_park_sysfs
+TMP=
+KO=
+CANARY=
+SEQ=0
+PARK_OLD=
+WERR=
+# The unpark delayed work runs 100 ms after the first park; allow slack.
+QUIESCE_S=0.5
+PARKED_POLL_TICKS=20	# x 0.1 s = 2 s
+# Taint bits that loading an out-of-tree test module sets: O (12) and N (18).
+TAINT_EXPECTED=$(( (1 << 12) | (1 << 18) ))
+TAINT_LETTERS=PFSRMBUDAWCIOELKXTNJ
+
+# --------------------------------------------------------------------------
+# KTAP output: kselftest/ktap_helpers.sh, or a minimal inline printer.
+
+ktap_inline() {
+	KTAP_TESTNO=1
+	KTAP_CNT_PASS=0
+	KTAP_CNT_FAIL=0
+	KTAP_CNT_XFAIL=0
+	KTAP_CNT_SKIP=0
+	KSFT_NUM_TESTS=0
+	ktap_print_header() { echo "TAP version 13"; }
+	ktap_print_msg() { echo "# $*"; }
+	ktap_set_plan() { KSFT_NUM_TESTS=$1; echo "1..$1"; }
+	ktap_test_pass() {
+		echo "ok $KTAP_TESTNO $1"
+		KTAP_TESTNO=$((KTAP_TESTNO + 1))
+		KTAP_CNT_PASS=$((KTAP_CNT_PASS + 1))
+	}
+	ktap_test_fail() {
+		echo "not ok $KTAP_TESTNO $1"
+		KTAP_TESTNO=$((KTAP_TESTNO + 1))
+		KTAP_CNT_FAIL=$((KTAP_CNT_FAIL + 1))
+	}
+	ktap_print_totals() {
+		echo "# Totals: pass:$KTAP_CNT_PASS fail:$KTAP_CNT_FAIL xfail:$KTAP_CNT_XFAIL xpass:0 skip:$KTAP_CNT_SKIP error:0"
+	}
+}
+
+load_ktap() {
+	for f in "$SCRIPT_DIR/../kselftest/ktap_helpers.sh" \
+		 "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
+		if [ -r "$f" ]; then
+			# shellcheck source=/dev/null
+			. "$f"
+			return 0
+		fi
+	done
+	ktap_inline
+}
+
+# A SKIP line that carries its reason (ktap_test_skip cannot).
+ktap_skip_reason() {
+	echo "ok $KTAP_TESTNO $1 # SKIP $2"
+	KTAP_TESTNO=$((KTAP_TESTNO + 1))
+	KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
+}
+
+diag() {
+	echo "# $*"
+}
+
+skip_all() {
+	echo "TAP version 13"
+	echo "1..0 # SKIP $*"
+	exit "$ksft_skip"
+}
+
+# Exit 1 on any failure, 4 if everything was skipped, else 0.
+finish() {
+	ktap_print_totals
+	if [ "$KTAP_CNT_FAIL" -ne 0 ] || \
+	   [ $((KTAP_CNT_PASS + KTAP_CNT_SKIP + KTAP_CNT_XFAIL)) -ne "$KSFT_NUM_TESTS" ]; then
+		exit 1
+	fi
+	if [ "$KTAP_CNT_PASS" -eq 0 ] && [ "$KTAP_CNT_SKIP" -gt 0 ]; then
+		exit "$ksft_skip"
+	fi
+	exit 0
+}
+
+# --------------------------------------------------------------------------
+# Small helpers.
+
+# Fractional sleep where busybox/coreutils support it.
+nap() {
+	sleep "$1" 2>/dev/null || sleep 1
+}
+
+# write_file PATH VALUE: 0 on success; on failure WERR holds the shell's
+# error text (e.g. "sh: write error: Invalid argument").
+write_file() {
+	WERR=$( { echo "$2" > "$1"; } 2>&1 )
+}
+
+# expect_write_err PATH VALUE ERRTEXT: the write must fail with ERRTEXT.
+expect_write_err() {
+	if write_file "$1" "$2"; then
+		diag "writing '$2' to $1 succeeded, expected '$3'"
+		return 1
+	fi
+	case "$WERR" in
+	*"$3"*) return 0 ;;
+	esac
+	diag "writing '$2' to $1: got '$WERR', expected '$3'"
+	return 1
+}
+
+# First field of a sysfs counter file ("<sum> N0=.." / "<sum> C0=..").
+sum_of() {
+	sum_v=
+	if [ -r "$1" ]; then
+		read -r sum_v _ < "$1" || sum_v=
+	fi
+	echo "${sum_v:-}"
+}
+
+stat_sum() {
+	sum_of "$SLAB/$1"
+}
+
+# res FILE KEY: value of "KEY: value" in a results file.
+res() {
+	awk -v k="$2" 'index($0, k ": ") == 1 { print substr($0, length(k) + 3); exit }' "$1"
+}
+
+# ge_pct A B PCT: A >= B * PCT / 100 (integers).
+ge_pct() {
+	[ $(($1 * 100)) -ge $(($2 * $3)) ]
+}
+
+# Decimal comparison through awk: cmp_dec VALUE OP LIMIT
+cmp_dec() {
+	awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN {
+		v += 0; l += 0
+		if (op == "ge") exit !(v >= l)
+		if (op == "le") exit !(v <= l)
+		exit 1 }'
+}
+
+online_nodes() {
+	if [ ! -r /sys/devices/system/node/online ]; then
+		echo 0
+		return
+	fi
+	tr ',' '\n' < /sys/devices/system/node/online | awk -F- '
+		NF == 1 && $1 != "" { print $1 }
+		NF == 2 { for (i = $1; i <= $2; i++) print i }'
+}
+
+mod_loaded() {
+	[ -d "/sys/module/$MOD" ]
+}
+
+# --------------------------------------------------------------------------
+# dmesg canary (tools/testing/selftests/livepatch/functions.sh pattern).
+
+canary() {
+	SEQ=$((SEQ + 1))
+	CANARY="slub_park kselftest canary $$.$SEQ.$(date +%s)"
+	echo "$CANARY" > /dev/kmsg
+	cn_i=0
+	while ! dmesg | grep -qF "$CANARY"; do
+		cn_i=$((cn_i + 1))
+		if [ "$cn_i" -gt 50 ]; then
+			diag "canary not visible in dmesg: $CANARY"
+			return 1
+		fi
+		nap 0.1
+	done
+}
+
+# Kernel messages after the last canary, timestamps stripped.
+since_canary() {
+	dmesg | awk -v c="$CANARY" 'p { print } index($0, c) { p = 1 }' |
+		sed -e 's/^\[[ 0-9.]*\] //' -e 's/^\[ *[CT][0-9]*\] //'
+}
+
+SPLAT_RE='WARNING:|(^|[^A-Z_])BUG[: ]|Oops|general protection|Call Trace|cut here|Objects remaining|still has objects|corruption|Bad page state|KASAN|UBSAN|circular locking|possible recursive|INFO: task|soft lockup|hard LOCKUP|detected stall|stalls on CPU'
+
+# Returns 0 (and prints the lines) when a splat follows the canary.
+splat_since_canary() {
+	sp_lines=$(since_canary | grep -E "$SPLAT_RE")
+	[ -n "$sp_lines" ] || return 1
+	echo "$sp_lines" | sed 's/^/#   dmesg: /'
+	return 0
+}
+
+# --------------------------------------------------------------------------
+# Module handling.
+
+find_module() {
+	if [ -n "${SLUB_STRESS_KO:-}" ]; then
+		if [ -f "$SLUB_STRESS_KO" ]; then
+			KO=$SLUB_STRESS_KO
+			return 0
+		fi
+		MODULE_MISSING="SLUB_STRESS_KO=$SLUB_STRESS_KO is not a file"
+		return 1
+	fi
+	for fm_f in "$SCRIPT_DIR/$MOD.ko" "$SCRIPT_DIR/../../mm/$MOD.ko"; do
+		if [ -f "$fm_f" ]; then
+			KO=$fm_f
+			return 0
+		fi
+	done
+	if modprobe -n "$MOD" > /dev/null 2>&1; then
+		fm_f=$(modinfo -n "$MOD" 2>/dev/null)
+		if [ -n "$fm_f" ] && [ -f "$fm_f" ]; then
+			KO=$fm_f
+			return 0
+		fi
+	fi
+	MODULE_MISSING="$MOD.ko not found (set SLUB_STRESS_KO, or install it next to $0)"
+	return 1
+}
+
+valid_params() {
+	vp=$(modinfo -F parm "$KO" 2>/dev/null | sed 's/:.*//')
+	[ -n "$vp" ] || vp=$(modinfo "$KO" 2>/dev/null | awk '/^parm:/ { print $2 }' | sed 's/:.*//')
+	echo "$vp"
+}
+
+# load [params...]; 0 when loaded.
+load() {
+	# shellcheck disable=SC2068
+	if ! ld_out=$(insmod "$KO" $@ 2>&1); then
+		diag "insmod $KO $*: $ld_out"
+		return 1
+	fi
+	if [ ! -d "$SLAB" ] || [ ! -d "$DBG" ]; then
+		diag "loaded, but $SLAB or $DBG is missing"
+		return 1
+	fi
+	return 0
+}
+
+unload() {
+	if ! ul_out=$(rmmod "$MOD" 2>&1); then
+		diag "rmmod $MOD: $ul_out"
+		return 1
+	fi
+}
+
+cleanup() {
+	if [ -n "$PARK_OLD" ] && [ -w "$SLAB/park" ]; then
+		echo "$PARK_OLD" > "$SLAB/park" 2>/dev/null
+	fi
+	PARK_OLD=
+	if mod_loaded; then
+		[ -w "$DBG/stop" ] && echo 1 > "$DBG/stop" 2>/dev/null
+		rmmod "$MOD" 2>/dev/null
+	fi
+	if [ -n "$TMP" ] && [ -d "$TMP" ]; then
+		rm -rf "$TMP"
+	fi
+	TMP=
+}
+
+# --------------------------------------------------------------------------
+# Runs.
+
+STAT_FILES="alloc_fastpath alloc_slowpath free_fastpath free_slowpath
+free_add_partial free_remove_partial alloc_slab free_slab order_fallback
+cmpxchg_double_fail sheaf_flush sheaf_refill barn_get barn_put
+park_slab unpark_slab unpark_event"
+
+has_stats() {
+	[ -e "$SLAB/free_slowpath" ]
+}
+
+# Clear all stat counters together (only at quiescent points).
+clear_stats() {
+	for cs_s in $STAT_FILES; do
+		[ -e "$SLAB/$cs_s" ] && echo 0 > "$SLAB/$cs_s"
+	done
+	return 0
+}
+
+# do_run NAME key=val...: set run parameters through debugfs, clear the
+# stat counters, run to completion; results in $TMP/NAME.res, stat sums in
+# $TMP/NAME.stats.  Returns 1 when the run could not be done.
+do_run() {
+	dr_name=$1
+	shift
+	for dr_kv in "$@"; do
+		if ! write_file "$DBG/${dr_kv%%=*}" "${dr_kv#*=}"; then
+			diag "$dr_name: cannot set $dr_kv: $WERR"
+			return 1
+		fi
+	done
+	clear_stats
+	if ! write_file "$DBG/run" 1; then
+		diag "$dr_name: cannot start run: $WERR"
+		return 1
+	fi
+	if ! dr_state=$(cat "$DBG/wait"); then
+		diag "$dr_name: reading wait failed"
+		return 1
+	fi
+	cat "$DBG/results" > "$TMP/$dr_name.res"
+	: > "$TMP/$dr_name.stats"
+	for dr_s in $STAT_FILES; do
+		[ -e "$SLAB/$dr_s" ] && echo "$dr_s $(stat_sum "$dr_s")" >> "$TMP/$dr_name.stats"
+	done
+	diag "$dr_name: $dr_state; $(res "$TMP/$dr_name.res" frees) frees, $(res "$TMP/$dr_name.res" ops_per_sec) ops/s, remote $(res "$TMP/$dr_name.res" remote_free_pct)%"
+	return 0
+}
+
+run_stat() {
+	awk -v k="$2" '$1 == k { print $2 }' "$TMP/$1.stats"
+}
+
+# all_nodes_are LIST NODE: every entry of LIST is NODE (and LIST not empty).
+all_nodes_are() {
+	[ -n "$1" ] || return 1
+	for an_n in $1; do
+		[ "$an_n" = "$2" ] || return 1
+	done
+}
+
+# check_run NAME PLACEMENT: the common checks of a finished run.
+check_run() {
+	cr_f=$TMP/$1.res
+	cr_ok=0
+	cr_state=$(res "$cr_f" state)
+	cr_err=$(res "$cr_f" error)
+	cr_allocs=$(res "$cr_f" allocs)
+	cr_frees=$(res "$cr_f" frees)
+	cr_placement=$(res "$cr_f" placement)
+	cr_an=$(res "$cr_f" alloc_thread_nodes)
+	cr_fn=$(res "$cr_f" free_thread_nodes)
+	if [ "$cr_state" != "done" ]; then
+		diag "$1: state '$cr_state', expected 'done'"
+		cr_ok=1
+	fi
+	if [ "$cr_err" != 0 ]; then
+		diag "$1: error $cr_err"
+		cr_ok=1
+	fi
+	if [ "$cr_placement" != "$2" ]; then
+		diag "$1: placement '$cr_placement', expected '$2'"
+		cr_ok=1
+	fi
+	if [ -z "$cr_allocs" ] || [ -z "$cr_frees" ] || [ "$cr_allocs" -le 0 ] || [ "$cr_frees" -le 0 ]; then
+		diag "$1: allocs '$cr_allocs' frees '$cr_frees', expected > 0"
+		return 1
+	fi
+	if [ "$cr_allocs" -ne "$cr_frees" ]; then
+		diag "$1: allocs $cr_allocs != frees $cr_frees after the run"
+		cr_ok=1
+	fi
+	cr_fail=$(res "$cr_f" alloc_failures)
+	if [ -n "$cr_fail" ] && [ "$cr_fail" != 0 ]; then
+		diag "$1: $cr_fail allocation failures"
+		cr_ok=1
+	fi
+	case "$cr_an $cr_fn" in
+	*+*)
+		diag "$1: a thread ran on several nodes: alloc '$cr_an' free '$cr_fn'"
+		cr_ok=1 ;;
+	esac
+	if [ -z "$cr_an" ] || [ -z "$cr_fn" ]; then
+		diag "$1: no thread nodes reported"
+		cr_ok=1
+	fi
+	return "$cr_ok"
+}
+
+# --------------------------------------------------------------------------
+# Tests.  Each returns 0 (pass), 1 (fail) or 4 (skip, reason in SKIP_REASON).
+
+SKIP_REASON=
+
+skip() {
+	SKIP_REASON=$*
+	return "$ksft_skip"
+}
+
+need_two_nodes() {
+	[ "$NR_NODES" -ge 2 ] || skip "needs 2 online NUMA nodes, have $NR_NODES"
+}
+
+need_loaded() {
+	if mod_loaded && [ -d "$SLAB" ]; then
+		return 0
+	fi
+	skip "module not loaded (an earlier test failed)"
+}
+
+need_parking() {
+	need_loaded || return
+	if [ ! -e "$SLAB/park" ] || [ ! -e "$SLAB/parked" ]; then
+		skip "kernel without slab parking ($SLAB/park or parked absent)"
+		return
+	fi
+	[ -e "$SLAB/park_slab" ] || skip "no parking counters ($SLAB/park_slab absent: CONFIG_SLUB_STATS=n?)"
+}
+
+set_park() {
+	if [ -z "$PARK_OLD" ]; then
+		PARK_OLD=$(cat "$SLAB/park")
+	fi
+	if ! write_file "$SLAB/park" "$1"; then
+		diag "cannot write $1 to $SLAB/park: $WERR"
+		return 1
+	fi
+}
+
+restore_park() {
+	if [ -n "$PARK_OLD" ]; then
+		write_file "$SLAB/park" "$PARK_OLD"
+		PARK_OLD=
+	fi
+	return 0
+}
+
+# Bad parameters at load: insmod fails and a pr_err names the parameter.
+t_bad_params_load() {
+	if mod_loaded; then
+		diag "module already loaded"
+		return 1
+	fi
+	ok=0
+	huge=4194304	# > PAGE_SIZE << 3 on any page size up to 256K
+	while read -r names params; do
+		[ -n "$names" ] || continue
+		canary || return 1
+		# shellcheck disable=SC2086
+		if insmod "$KO" $params > /dev/null 2>&1; then
+			diag "insmod $params: accepted, expected -EINVAL"
+			rmmod "$MOD" 2>/dev/null
+			ok=1
+			continue
+		fi
+		if mod_loaded; then
+			diag "insmod $params failed but the module is loaded"
+			ok=1
+			continue
+		fi
+		msgs=$(since_canary | grep "$MOD")
+		found=0
+		for n in $(echo "$names" | tr '|' ' '); do
+			if echo "$msgs" | grep -q "$n"; then
+				found=1
+			fi
+		done
+		if [ "$found" -ne 1 ]; then
+			diag "insmod $params: no pr_err naming '$names'; got: $(echo "$msgs" | tr '\n' '|')"
+			ok=1
+		fi
+		if splat_since_canary; then
+			ok=1
+		fi
+	done <<EOF
+placement placement=bogus
+inflight placement=local inflight=0
+inflight placement=local inflight=65537
+batch placement=local batch=0
+batch placement=local batch=257
+duration_ms placement=local duration_ms=0
+duration_ms placement=local duration_ms=3600001
+obj_size placement=local obj_size=0
+obj_size placement=local obj_size=$huge
+alloc_node|free_node placement=cross alloc_node=0 free_node=0
+alloc_node placement=local alloc_node=99
+sample_shift placement=local sample_shift=21
+EOF
+	return "$ok"
+}
+
+t_load() {
+	load || return 1
+	if [ -L "$SLAB" ]; then
+		skip "$SLAB is a symlink (merged alias); its counters are shared"
+		return
+	fi
+	ok=0
+	st=$(cat "$DBG/status")
+	if [ "$st" != idle ]; then
+		diag "status '$st' after load, expected 'idle'"
+		ok=1
+	fi
+	BASE_OBJECTS=$(stat_sum objects)
+	diag "cache $CACHE: objects=$BASE_OBJECTS objs_per_slab=$(cat "$SLAB/objs_per_slab") order=$(cat "$SLAB/order")"
+	return "$ok"
+}
+
+t_run_cross() {
+	need_loaded || return
+	need_two_nodes || return
+	do_run cross placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+		threads=0 inflight=64 batch=1 duration_ms="$DUR_MS" || return 1
+	ok=0
+	check_run cross cross || ok=1
+	an=$(res "$TMP/cross.res" alloc_thread_nodes)
+	fn=$(res "$TMP/cross.res" free_thread_nodes)
+	all_nodes_are "$an" "$NODE_A" || { diag "cross: alloc threads on '$an', expected all $NODE_A"; ok=1; }
+	all_nodes_are "$fn" "$NODE_B" || { diag "cross: free threads on '$fn', expected all $NODE_B"; ok=1; }
+	if [ "$MODE" = stress ]; then
+		do_run cross_bulk placement=cross batch=16 inflight=1024 || return 1
+		check_run cross_bulk cross || ok=1
+		do_run cross_reset batch=1 inflight=64 > /dev/null || return 1
+	fi
+	return "$ok"
+}
+
+t_run_local() {
+	need_loaded || return
+	do_run local placement=local alloc_node="$NODE_A" free_node="$NODE_B" \
+		threads=0 inflight=64 batch=1 duration_ms="$DUR_MS" || return 1
+	ok=0
+	check_run local local || ok=1
+	an=$(res "$TMP/local.res" alloc_thread_nodes)
+	fn=$(res "$TMP/local.res" free_thread_nodes)
+	all_nodes_are "$an" "$NODE_A" || { diag "local: alloc threads on '$an', expected all $NODE_A"; ok=1; }
+	all_nodes_are "$fn" "$NODE_A" || { diag "local: free threads on '$fn', expected all $NODE_A"; ok=1; }
+	return "$ok"
+}
+
+t_run_balanced() {
+	need_loaded || return
+	need_two_nodes || return
+	do_run balanced placement=balanced threads=0 inflight=64 batch=1 \
+		duration_ms="$DUR_MS" || return 1
+	ok=0
+	check_run balanced balanced || ok=1
+	an=$(res "$TMP/balanced.res" alloc_thread_nodes)
+	fn=$(res "$TMP/balanced.res" free_thread_nodes)
+	for n in $an $fn; do
+		case " $NODES " in
+		*" $n "*) ;;
+		*) diag "balanced: thread on node '$n', not an online node"; ok=1 ;;
+		esac
+	done
+	return "$ok"
+}
+
+t_remote_free_pct() {
+	if [ ! -r "$TMP/local.res" ]; then
+		skip "no local run to check"
+		return
+	fi
+	ok=0
+	lp=$(res "$TMP/local.res" remote_free_pct)
+	if ! cmp_dec "$lp" le 1; then
+		diag "local: remote_free_pct $lp, expected <= 1"
+		ok=1
+	fi
+	if [ -r "$TMP/cross.res" ]; then
+		cp=$(res "$TMP/cross.res" remote_free_pct)
+		if ! cmp_dec "$cp" ge 99; then
+			diag "cross: remote_free_pct $cp, expected >= 99"
+			ok=1
+		fi
+		diag "remote_free_pct: cross $cp, local $lp"
+	else
+		diag "remote_free_pct: local $lp (no cross run: 1 node)"
+	fi
+	return "$ok"
+}
+
+# Remote frees skip the per-CPU sheaves: __slab_free() counts free_slowpath.
+t_free_path_stats() {
+	if ! has_stats; then
+		skip "no SLUB_STATS counters in $SLAB (CONFIG_SLUB_STATS=n)"
+		return
+	fi
+	if [ ! -r "$TMP/local.stats" ]; then
+		skip "no local run to check"
+		return
+	fi
+	ok=0
+	if [ -r "$TMP/cross.stats" ]; then
+		frees=$(res "$TMP/cross.res" frees)
+		slow=$(run_stat cross free_slowpath)
+		fast=$(run_stat cross free_fastpath)
+		frees=${frees:-0} slow=${slow:-0} fast=${fast:-0}
+		diag "cross: frees $frees free_slowpath $slow free_fastpath $fast"
+		if ! ge_pct "$slow" "$frees" 90; then
+			diag "cross: free_slowpath $slow < 90% of $frees frees"
+			ok=1
+		fi
+		if ! ge_pct "$frees" "$fast" 1000; then
+			diag "cross: free_fastpath $fast > 10% of $frees frees"
+			ok=1
+		fi
+	fi
+	frees=$(res "$TMP/local.res" frees)
+	slow=$(run_stat local free_slowpath)
+	fast=$(run_stat local free_fastpath)
+	frees=${frees:-0} slow=${slow:-0} fast=${fast:-0}
+	diag "local: frees $frees free_slowpath $slow free_fastpath $fast"
+	if ! ge_pct "$frees" "$slow" 1000; then
+		diag "local: free_slowpath $slow > 10% of $frees frees"
+		ok=1
+	fi
+	return "$ok"
+}
+
+# Bad debugfs writes get -EINVAL and change nothing; writes while a run is
+# active get -EBUSY; stop ends a run with state 'stopped'.
+t_debugfs_params() {
+	need_loaded || return
+	ok=0
+	while read -r file val; do
+		[ -n "$file" ] || continue
+		before=$(cat "$DBG/$file")
+		expect_write_err "$DBG/$file" "$val" "Invalid argument" || ok=1
+		after=$(cat "$DBG/$file")
+		if [ "$before" != "$after" ]; then
+			diag "$file changed from '$before' to '$after' by a refused write"
+			ok=1
+		fi
+	done <<EOF
+placement bogus
+inflight 0
+inflight 65537
+batch 0
+batch 257
+duration_ms 0
+duration_ms 3600001
+sample_shift 21
+alloc_node 99
+free_node 99
+EOF
+	expect_write_err "$DBG/run" 2 "Invalid argument" || ok=1
+	expect_write_err "$DBG/run" abc "Invalid argument" || ok=1
+	if [ "$NR_NODES" -ge 2 ]; then
+		# cross with alloc_node == free_node: refused at the write or at run.
+		write_file "$DBG/placement" cross
+		write_file "$DBG/alloc_node" "$NODE_A"
+		if write_file "$DBG/free_node" "$NODE_A"; then
+			expect_write_err "$DBG/run" 1 "Invalid argument" || ok=1
+			[ "$(cat "$DBG/status")" = idle ] || { diag "a cross run with alloc_node == free_node started"; ok=1; }
+		else
+			case "$WERR" in
+			*"Invalid argument"*) ;;
+			*) diag "free_node=alloc_node for cross: '$WERR'"; ok=1 ;;
+			esac
+		fi
+		write_file "$DBG/free_node" "$NODE_B"
+	else
+		# cross on one node is refused at run time.
+		write_file "$DBG/placement" cross
+		expect_write_err "$DBG/run" 1 "Invalid argument" || ok=1
+	fi
+	# EBUSY while running, then stop.
+	write_file "$DBG/placement" local || { diag "placement=local: $WERR"; return 1; }
+	write_file "$DBG/alloc_node" "$NODE_A"
+	write_file "$DBG/duration_ms" 60000 || { diag "duration_ms=60000: $WERR"; return 1; }
+	if ! write_file "$DBG/run" 1; then
+		diag "cannot start a run: $WERR"
+		return 1
+	fi
+	st=$(cat "$DBG/status")
+	[ "$st" = running ] || { diag "status '$st' right after start, expected 'running'"; ok=1; }
+	expect_write_err "$DBG/run" 1 "busy" || ok=1
+	expect_write_err "$DBG/inflight" 32 "busy" || ok=1
+	expect_write_err "$DBG/placement" local "busy" || ok=1
+	nap 0.2
+	if ! write_file "$DBG/stop" 1; then
+		diag "stop: $WERR"
+		ok=1
+	fi
+	state=$(cat "$DBG/wait")
+	[ "$state" = "state: stopped" ] || { diag "wait after stop: '$state', expected 'state: stopped'"; ok=1; }
+	cat "$DBG/results" > "$TMP/stopped.res"
+	[ "$(res "$TMP/stopped.res" state)" = stopped ] || { diag "results state '$(res "$TMP/stopped.res" state)' after stop"; ok=1; }
+	a=$(res "$TMP/stopped.res" allocs)
+	f=$(res "$TMP/stopped.res" frees)
+	if [ -z "$a" ] || [ "$a" != "$f" ]; then
+		diag "stopped run: allocs '$a' != frees '$f'"
+		ok=1
+	fi
+	write_file "$DBG/duration_ms" "$DUR_MS"
+	[ "$(cat "$DBG/status")" = idle ] || { diag "status not idle after stop"; ok=1; }
+	return "$ok"
+}
+
+# parked count (first field of "parked"); a read-only walk.
+parked_now() {
+	sum_of "$SLAB/parked"
+}
+
+# Poll parked (read-only) up to 2 s for 0; prints the last value.
+wait_parked_zero() {
+	wp_i=0
+	wp_p=$(parked_now)
+	while [ "$wp_p" != 0 ] && [ "$wp_i" -lt "$PARKED_POLL_TICKS" ]; do
+		nap 0.1
+		wp_i=$((wp_i + 1))
+		wp_p=$(parked_now)
+	done
+	echo "$wp_p"
+}
+
+t_park_counters() {
+	need_parking || return
+	need_two_nodes || return
+	ok=0
+	set_park 2 || return 1
+	do_run park2 placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+		batch=1 duration_ms="$PARK_DUR_MS" || return 1
+	check_run park2 cross || ok=1
+	ps=$(stat_sum park_slab)
+	if [ -z "$ps" ] || [ "$ps" -le 0 ]; then
+		diag "park=2 cross run: park_slab '$ps', expected > 0"
+		ok=1
+	fi
+	nap "$QUIESCE_S"
+	left=$(wait_parked_zero)
+	ps=$(stat_sum park_slab)
+	us=$(stat_sum unpark_slab)
+	ue=$(stat_sum unpark_event)
+	fap=$(stat_sum free_add_partial)
+	diag "park=2: park_slab $ps unpark_slab $us unpark_event $ue free_add_partial $fap parked $left"
+	[ "$left" = 0 ] || { diag "park=2: $left slabs still parked after quiesce"; ok=1; }
+	[ "$ps" = "$us" ] || { diag "park=2: park_slab $ps != unpark_slab $us after quiesce"; ok=1; }
+	[ "$ps" -le "$fap" ] || { diag "park=2: park_slab $ps > free_add_partial $fap"; ok=1; }
+	[ "$ue" -le "$us" ] || { diag "park=2: unpark_event $ue > unpark_slab $us"; ok=1; }
+
+	set_park 0 || return 1
+	do_run park0 placement=cross duration_ms="$PARK_DUR_MS" || return 1
+	check_run park0 cross || ok=1
+	ps=$(stat_sum park_slab)
+	[ "$ps" = 0 ] || { diag "park=0 cross run: park_slab $ps, expected 0"; ok=1; }
+
+	# 2 -> 0 right after a parking run drains what is parked.
+	set_park 2 || return 1
+	do_run park2b placement=cross duration_ms="$PARK_DUR_MS" || return 1
+	before=$(parked_now)
+	set_park 0 || return 1
+	after=$(parked_now)
+	diag "switch 2->0: parked $before -> $after"
+	[ "$after" = 0 ] || { diag "parked $after after writing 0 to park"; ok=1; }
+	restore_park
+	return "$ok"
+}
+
+# Nothing stays parked: the delayed work alone unparks (no reads that unpark).
+t_park_no_stranded() {
+	need_parking || return
+	need_two_nodes || return
+	ok=0
+	set_park 2 || return 1
+	do_run strand placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+		duration_ms="$PARK_DUR_MS" || return 1
+	first=$(parked_now)
+	left=$(wait_parked_zero)
+	diag "parked right after the run: $first, after polling: $left"
+	[ "$left" = 0 ] || { diag "$left slabs stranded 2 s after the run"; ok=1; }
+	restore_park
+	return "$ok"
+}
+
+t_shrink() {
+	need_loaded || return
+	[ "$(cat "$DBG/status")" = idle ] || { diag "module not idle"; return 1; }
+	if ! write_file "$SLAB/shrink" 1; then
+		diag "shrink: $WERR"
+		return 1
+	fi
+	ok=0
+	for f in slabs objects partial total_objects; do
+		v=$(stat_sum "$f")
+		[ "$v" = 0 ] || { diag "after shrink: $f $v, expected 0 ($(cat "$SLAB/$f"))"; ok=1; }
+	done
+	if [ -e "$SLAB/parked" ]; then
+		v=$(parked_now)
+		[ "$v" = 0 ] || { diag "after shrink: parked $v"; ok=1; }
+	fi
+	return "$ok"
+}
+
+# Accounting invariants: objects back at the baseline; the sysfs checker.
+t_accounting() {
+	need_loaded || return
+	ok=0
+	obj=$(stat_sum objects)
+	if [ "$obj" != "${BASE_OBJECTS:-0}" ]; then
+		diag "objects $obj, baseline ${BASE_OBJECTS:-0}"
+		ok=1
+	fi
+	if [ -x "$SYSFS_BIN" ]; then
+		SLUB_PARK_CACHE=$CACHE "$SYSFS_BIN" > "$TMP/sysfs.out" 2>&1
+		rc=$?
+		sed 's/^/# /' "$TMP/sysfs.out"
+		case $rc in
+		0) ;;
+		4)
+			if [ "$ok" -eq 0 ]; then
+				skip "slub_park_sysfs skipped everything"
+				return
+			fi ;;
+		*) diag "slub_park_sysfs failed (rc $rc)"; ok=1 ;;
+		esac
+		return "$ok"
+	fi
+	diag "slub_park_sysfs not found next to the script; shell checks only"
+	slabs=$(stat_sum slabs)
+	tot=$(stat_sum total_objects)
+	per=$(cat "$SLAB/objs_per_slab")
+	[ "$tot" -eq $((slabs * per)) ] || { diag "total_objects $tot != slabs $slabs x $per"; ok=1; }
+	[ "$obj" -le "$tot" ] || { diag "objects $obj > total_objects $tot"; ok=1; }
+	return "$ok"
+}
+
+# Destroy right after a (parking) run: rmmod at once must be silent.
+t_destroy_parked() {
+	need_loaded || return
+	park_note="park=2"
+	if [ -e "$SLAB/park" ]; then
+		set_park 2 || return 1
+	else
+		park_note="no parking in this kernel; plain destroy right after a run"
+	fi
+	if [ "$NR_NODES" -ge 2 ]; then
+		do_run destroy placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+			duration_ms="$PARK_DUR_MS" || return 1
+	else
+		do_run destroy placement=local duration_ms="$PARK_DUR_MS" || return 1
+	fi
+	parked=$(parked_now)
+	PARK_OLD=	# the cache goes away with the module
+	canary || return 1
+	unload || return 1
+	ok=0
+	diag "$park_note; parked at rmmod: ${parked:-n/a}"
+	[ ! -e "$SLAB" ] || { diag "$SLAB still exists after rmmod"; ok=1; }
+	return "$ok"
+}
+
+stress_threads() {
+	for st_c in /proc/[0-9]*/comm; do
+		read -r st_comm < "$st_c" 2>/dev/null || continue
+		case "$st_comm" in
+		slub_stress*|sstress*) echo "$st_comm" ;;
+		esac
+	done
+}
+
+# rmmod while a run is active is clean.
+t_rmmod_mid_run() {
+	if ! mod_loaded; then
+		if [ "$NR_NODES" -ge 2 ]; then
+			load start=1 placement=cross alloc_node="$NODE_A" free_node="$NODE_B" duration_ms=60000 || return 1
+		else
+			load start=1 placement=local duration_ms=60000 || return 1
+		fi
+	else
+		write_file "$DBG/duration_ms" 60000
+		write_file "$DBG/run" 1 || { diag "run: $WERR"; return 1; }
+	fi
+	i=0
+	while [ "$(cat "$DBG/status")" != running ] && [ "$i" -lt 50 ]; do
+		nap 0.1
+		i=$((i + 1))
+	done
+	ok=0
+	[ "$(cat "$DBG/status")" = running ] || { diag "run did not start"; ok=1; }
+	nap "$MID_S"
+	canary || return 1
+	unload || return 1
+	[ ! -e "$SLAB" ] || { diag "$SLAB still exists after rmmod"; ok=1; }
+	[ ! -e "$DBG" ] || { diag "$DBG still exists after rmmod"; ok=1; }
+	thr=$(stress_threads)
+	[ -z "$thr" ] || { diag "threads left after rmmod: $(echo "$thr" | tr '\n' ' ')"; ok=1; }
+	return "$ok"
+}
+
+taint_flags() {
+	tf_v=$1
+	tf_out=
+	tf_i=0
+	while [ "$tf_i" -lt 20 ]; do
+		if [ $(( (tf_v >> tf_i) & 1 )) -eq 1 ]; then
+			tf_out="$tf_out$(echo "$TAINT_LETTERS" | cut -c $((tf_i + 1)))(bit $tf_i) "
+		fi
+		tf_i=$((tf_i + 1))
+	done
+	echo "$tf_out"
+}
+
+t_taint() {
+	now=$(cat /proc/sys/kernel/tainted)
+	new=$(( now & ~TAINT_BEFORE & ~TAINT_EXPECTED ))
+	diag "tainted: before $TAINT_BEFORE, now $now (O and N are expected from the test module)"
+	if [ "$new" -ne 0 ]; then
+		diag "new taint: $(taint_flags "$new")"
+		return 1
+	fi
+	return 0
+}
+
+# run_test NAME FUNC [ARGS]: one KTAP line; a splat after the canary fails it.
+run_test() {
+	RT_NAME=$1
+	shift
+	SKIP_REASON=
+	if ! canary; then
+		ktap_test_fail "$RT_NAME"
+		return
+	fi
+	RT_CANARY=$CANARY
+	"$@"
+	RT_RC=$?
+	# Check the whole test window for splats (tests may set new canaries).
+	CANARY=$RT_CANARY
+	if splat_since_canary; then
+		diag "$RT_NAME: kernel splat after the test started"
+		RT_RC=1
+	fi
+	case $RT_RC in
+	0) ktap_test_pass "$RT_NAME" ;;
+	"$ksft_skip") ktap_skip_reason "$RT_NAME" "${SKIP_REASON:-skipped}" ;;
+	*) ktap_test_fail "$RT_NAME" ;;
+	esac
+}
+
+# --------------------------------------------------------------------------
+
+usage() {
+	echo "Usage: $0 [smoke | stress | help | key=val ...]"
+	echo "  smoke    short runs, seconds (default; CI)"
+	echo "  stress   long runs, minutes"
+	echo "  key=val  load $MOD with these parameters, one run, check it"
+	echo
+	echo "Environment: SLUB_STRESS_KO (module path), KSRC (kernel tree for ktap_helpers.sh)"
+	if [ -n "$KO" ]; then
+		echo
+		echo "Module parameters ($KO):"
+		modinfo "$KO" 2>/dev/null | grep '^parm:'
+	fi
+}
+
+# key=val mode: one run with load-time parameters.
+t_manual_load() {
+	load "$@"
+}
+
+t_manual_run() {
+	need_loaded || return
+	if [ "$(cat "$DBG/status")" = idle ] && [ "$(res_live run)" = 0 ]; then
+		write_file "$DBG/run" 1 || { diag "run: $WERR"; return 1; }
+	fi
+	state=$(cat "$DBG/wait")
+	cat "$DBG/results" > "$TMP/manual.res"
+	sed 's/^/#   /' "$TMP/manual.res"
+	check_run manual "$(res "$TMP/manual.res" placement)"
+}
+
+res_live() {
+	awk -v k="$1" 'index($0, k ": ") == 1 { print substr($0, length(k) + 3); exit }' "$DBG/results"
+}
+
+t_manual_rmmod() {
+	need_loaded || return
+	unload || return 1
+	[ ! -e "$SLAB" ] || { diag "$SLAB still exists after rmmod"; return 1; }
+}
+
+main() {
+	MODE=${1:-smoke}
+	load_ktap
+	case "$MODE" in
+	help|-h|--help)
+		find_module > /dev/null 2>&1
+		usage
+		exit 0 ;;
+	smoke)
+		DUR_MS=1000
+		PARK_DUR_MS=1000
+		MID_S=0.5 ;;
+	stress)
+		DUR_MS=30000
+		PARK_DUR_MS=10000
+		MID_S=5 ;;
+	*=*)
+		MODE=manual ;;
+	*)
+		usage >&2
+		exit 1 ;;
+	esac
+
+	[ "$(id -u)" -eq 0 ] || skip_all "must be run as root"
+	[ -d /sys/kernel/slab ] || skip_all "no /sys/kernel/slab (CONFIG_SYSFS/SLUB)"
+	if [ ! -d /sys/kernel/debug/tracing ] && ! grep -q ' /sys/kernel/debug debugfs' /proc/mounts; then
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null ||
+			skip_all "debugfs not mounted and cannot be mounted (CONFIG_DEBUG_FS)"
+	fi
+	find_module || skip_all "$MODULE_MISSING"
+	if mod_loaded; then
+		rmmod "$MOD" 2>/dev/null || skip_all "$MOD is loaded and cannot be removed"
+	fi
+
+	NODES=$(online_nodes | tr '\n' ' ')
+	NR_NODES=$(echo "$NODES" | wc -w)
+	NODE_A=$(echo "$NODES" | awk '{ print $1 }')
+	NODE_B=$(echo "$NODES" | awk '{ print ($2 == "" ? $1 : $2) }')
+	TAINT_BEFORE=$(cat /proc/sys/kernel/tainted)
+	TMP=$(mktemp -d /tmp/slub_park.XXXXXX) || skip_all "mktemp failed"
+	trap cleanup EXIT
+	trap 'cleanup; exit 1' INT TERM HUP
+
+	ktap_print_header
+	diag "module $KO; nodes: $NODES; mode $MODE; kernel $(uname -r)"
+
+	if [ "$MODE" = manual ]; then
+		valid=$(valid_params)
+		for kv in "$@"; do
+			key=${kv%%=*}
+			case "$kv" in
+			*=*) ;;
+			*) diag "not key=val: $kv"; usage >&2; exit 1 ;;
+			esac
+			[ -n "$valid" ] || { diag "modinfo lists no parameters; not checking $key"; continue; }
+			case " $(echo "$valid" | tr '\n' ' ') " in
+			*" $key "*) ;;
+			*) echo "Error: unknown parameter '$key'; valid: $(echo "$valid" | tr '\n' ' ')" >&2
+			   exit 1 ;;
+			esac
+			if [ "$key" = cache_name ]; then
+				CACHE=${kv#*=}
+				SLAB=/sys/kernel/slab/$CACHE
+			fi
+		done
+		ktap_set_plan 4
+		run_test manual_load t_manual_load "$@"
+		run_test manual_run t_manual_run
+		run_test manual_rmmod t_manual_rmmod
+		run_test taint t_taint
+		finish
+	fi
+
+	ktap_set_plan 15
+	run_test bad_params_load t_bad_params_load
+	run_test load t_load
+	run_test run_cross t_run_cross
+	run_test run_local t_run_local
+	run_test run_balanced t_run_balanced
+	run_test remote_free_pct t_remote_free_pct
+	run_test free_path_stats t_free_path_stats
+	run_test debugfs_params t_debugfs_params
+	run_test park_counters t_park_counters
+	run_test park_no_stranded t_park_no_stranded
+	run_test shrink t_shrink
+	run_test accounting t_accounting
+	run_test destroy_parked t_destroy_parked
+	run_test rmmod_mid_run t_rmmod_mid_run
+	run_test taint t_taint
+	finish
+}
+
+main "$@"
