@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The robustness gate: boot the patched kernel built with
+# tools/configs/debug.config (lockdep, KASAN, DEBUG_VM/LIST/OBJECTS,
+# kmemleak, slub_kunit) twice, once with the default parking mode and once
+# with slab_park=2, and run tools/guest/debug-gate.sh in each: slub_kunit,
+# the kselftest smoke mode, the stress module in every placement with
+# park=1 and 2, parameter fuzz, 20 x rmmod mid-run, a kmemleak scan.
+# The guest runner fails on any lockdep/KASAN/BUG/WARNING/ODEBUG/... line.
+#
+# Usage: tools/debug-gate.sh [--kernel BUILD_DIR] [--variant patched|base]
+#                            [--boots default,park2] [--skip GROUPS]
+#                            [--timeout S] [--out DIR]
+#
+#   --kernel DIR     use this kernel build (debug config) instead of building
+#   --variant V      build tools/build-kernel.sh --variant V (default patched)
+#   --boots LIST     which boots: default (no slab_park=), park2 (slab_park=2)
+#   --skip GROUPS    comma-separated guest groups not to run: kunit,
+#                    kselftest, stress, fuzz, rmmod, kmemleak
+#   --timeout S      per boot (default 1500; GUEST_TIMEOUT=)
+#   --out DIR        results (default $SLABPARK_CACHE/runs/debug-gate-<boot>)
+#
+# KSRC=/path/to/tree builds and tests that tree as is (as build-kernel.sh
+# does), e.g. a tree with a deliberate bug to see the gate fail.
+# Output: KTAP, one test point per boot, then a summary line with counts.
+# Exit status: 0 when every boot passed.
+
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$SLABPARK_TOP"
+
+usage() {
+	sed -n '/^# Usage:/,/^# Exit status/s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+kdir=
+variant=patched
+boots=default,park2
+skip=
+tmo=${GUEST_TIMEOUT:-1500}
+outbase=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) [ $# -ge 2 ] || usage; kdir=$2; shift 2 ;;
+	--variant) [ $# -ge 2 ] || usage; variant=$2; shift 2 ;;
+	--boots) [ $# -ge 2 ] || usage; boots=$2; shift 2 ;;
+	--skip) [ $# -ge 2 ] || usage; skip=$2; shift 2 ;;
+	--timeout) [ $# -ge 2 ] || usage; tmo=$2; shift 2 ;;
+	--out) [ $# -ge 2 ] || usage; outbase=$2; shift 2 ;;
+	-h|--help) usage ;;
+	*) usage ;;
+	esac
+done
+case "$tmo" in ''|*[!0-9]*) sp_die "--timeout: not a number: $tmo" ;; esac
+IFS=, read -r -a bootlist <<<"$boots"
+for b in "${bootlist[@]}"; do
+	case "$b" in default|park2) ;; *) sp_die "--boots: unknown boot '$b' (default, park2)" ;; esac
+done
+IFS=, read -r -a skiplist <<<"$skip"
+for g in "${skiplist[@]}"; do
+	case "$g" in kunit|kselftest|stress|fuzz|rmmod|kmemleak) ;;
+	*) sp_die "--skip: unknown group '$g'" ;;
+	esac
+done
+
+if [ -z "$kdir" ]; then
+	t0=$(date +%s)
+	kdir=$(tools/build-kernel.sh --variant "$variant" --config debug)
+	sp_stage "debug kernel ready in $(( $(date +%s) - t0 ))s: $kdir"
+fi
+kdir=$(cd "$kdir" && pwd)
+[ -f "$kdir/arch/x86/boot/bzImage" ] || sp_die "$kdir has no bzImage"
+grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$kdir/.config" ||
+	sp_die "$kdir is not a debug kernel (no CONFIG_DEBUG_KMEMLEAK; build it with --config debug)"
+
+stage=$(tools/stage-guest.sh "$kdir")
+# every entry of the stage as /slabpark/<name>, then slub_kunit (and
+# kunit itself when modular) under /slabpark/kunit/
+stages=()
+for e in "$stage"/*; do
+	stages+=(--stage "$e:$(basename "$e")")
+done
+kunit_stage=()
+ko=$kdir/lib/tests/slub_kunit.ko
+[ -f "$ko" ] || sp_die "no $ko: the debug kernel needs CONFIG_SLUB_KUNIT_TEST=m"
+kunit_stage+=(--stage "$ko:kunit/slub_kunit.ko")
+if [ -f "$kdir/lib/kunit/kunit.ko" ]; then
+	kunit_stage+=(--stage "$kdir/lib/kunit/kunit.ko:kunit/kunit.ko")
+fi
+sp_stage "staged $stage (+ slub_kunit.ko)"
+
+echo "TAP version 13"
+echo "1..${#bootlist[@]}"
+n=0 failed=0
+summary=()
+for b in "${bootlist[@]}"; do
+	n=$((n + 1))
+	append=()
+	[ "$b" = park2 ] && append=(--append slab_park=2)
+	out=${outbase:+$outbase/$b}
+	out=${out:-$SLABPARK_CACHE/runs/debug-gate-$b}
+	t0=$(date +%s)
+	set +e
+	tools/vm/run-guest.sh --kernel "$kdir" "${stages[@]}" "${kunit_stage[@]}" \
+		"${append[@]}" --timeout "$tmo" --out "$out" \
+		-- tools/guest/debug-gate.sh "$b" "${skiplist[@]}" 2>&1 | sed -u 's/^/    /'
+	rc=${PIPESTATUS[0]}
+	set -e
+	dt=$(( $(date +%s) - t0 ))
+	line=$(sed -n 's/^SLABPARK-DEBUG-GATE //p' "$out/console.txt" 2>/dev/null | tail -n 1)
+	if [ "$rc" = 0 ] && [ -n "$line" ]; then
+		echo "ok $n debug-gate-$b # ${dt}s $line"
+	else
+		echo "not ok $n debug-gate-$b # ${dt}s, run-guest status $rc, ${line:-no summary}; console: $out/console.log"
+		failed=$((failed + 1))
+	fi
+	summary+=("$b: ${line:-no summary (status $rc)}")
+done
+
+echo "# debug gate summary ($kdir):"
+printf '#   %s\n' "${summary[@]}"
+echo "debug-gate: $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,751 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of the robustness gate (tools/debug-gate.sh), for the debug
+# kernel (tools/configs/debug.config).  Runs under busybox sh as
+# /slabpark/run.sh.
+#
+# Usage: debug-gate.sh [LABEL [SKIP...]]
+#   LABEL   a name for this boot, printed in the summary (default: default)
+#   SKIP    test groups not to run: kunit kselftest stress fuzz rmmod kmemleak
+#
+# Tests (KTAP, one test point each):
+#   kunit          insmod slub_kunit; every case of
+#                  /sys/kernel/debug/kunit/slub_test/results must pass
+#   kselftest      run_kselftest.sh -c slub_park (smoke mode)
+#   boot-park      a new cache's 'park' equals slab_park= of the command line
+#   stress-P-parkM the stress module, placement P, park=M (M in 1 2), then
+#                  the quiescence invariants (parked 0, park_slab ==
+#                  unpark_slab, no objects left after shrink)
+#   fuzz-modparam  every load parameter at, just outside and beyond its
+#                  range and as garbage: insmod fails or loads and unloads
+#   fuzz-debugfs   every debugfs parameter file likewise; value unchanged
+#                  after a refused write; -EBUSY while running
+#   fuzz-park      garbage writes to 'park' fail with EINVAL, value kept
+#   rmmod-midrun   20 x rmmod while a run is active, cycling placements
+#   kmemleak       scan at the end; any leak fails (the leak slub_kunit's
+#                  test_leak_destroy makes on purpose is accounted for
+#                  right after the kunit test and must be the only one)
+#
+# The last line is "SLABPARK-DEBUG-GATE label=... kunit_pass=N ..." for the
+# host; the exit status is non-zero if any test failed.
+
+set -u
+
+LABEL=${1:-default}
+[ $# -gt 0 ] && shift
+SKIPS=" $* "
+S=/slabpark
+KO=$S/mm/slub_stress.ko
+MOD=slub_stress
+CACHE=nfs_page_test
+SLAB=/sys/kernel/slab/$CACHE
+DBG=/sys/kernel/debug/$MOD
+KUNIT_RES=/sys/kernel/debug/kunit/slub_test/results
+KML=/sys/kernel/debug/kmemleak
+OUT=$S/out
+mkdir -p "$OUT"
+
+TESTNO=0
+NPASS=0
+NFAIL=0
+NSKIP=0
+KUNIT_PASS=0
+KUNIT_FAIL=0
+KUNIT_SKIP=0
+FUZZ=0
+FUZZ_BAD=0
+RMMODS=0
+STRESS_RUNS=0
+PARKS=0
+LEAKS=0
+CASE_BAD=0
+
+say() { echo "# $*"; }
+
+# Result of one test point: pass when no case of it went wrong.
+tp_begin() { CASE_BAD=0; }
+tp_end() {
+	TESTNO=$((TESTNO + 1))
+	if [ "$CASE_BAD" = 0 ]; then
+		echo "ok $TESTNO $1${2:+ # $2}"
+		NPASS=$((NPASS + 1))
+	else
+		echo "not ok $TESTNO $1${2:+ # $2}"
+		NFAIL=$((NFAIL + 1))
+	fi
+}
+tp_skip() {
+	TESTNO=$((TESTNO + 1))
+	echo "ok $TESTNO $1 # SKIP $2"
+	NSKIP=$((NSKIP + 1))
+}
+bad() {
+	say "FAIL: $*"
+	CASE_BAD=1
+}
+skipped() { case "$SKIPS" in *" $1 "*) return 0 ;; esac; return 1; }
+
+# wr FILE VALUE: write VALUE and a newline in a child shell, so that its
+# error message ("sh: write error: Invalid argument") is complete in WERR.
+WERR=
+wr() {
+	WERR=$(sh -c 'printf "%s\n" "$1" > "$2"' wr "$2" "$1" 2>&1)
+}
+# first field of a sysfs/debugfs file ("<sum> C0=.." -> "<sum>")
+first() {
+	v=
+	read -r v _ <"$1" 2>/dev/null
+	echo "$v"
+}
+rval() { sed -n "s/^$1: //p" "$DBG/results"; }
+has_park() { [ -f "$SLAB/park" ]; }
+has_parked() { [ -f "$SLAB/parked" ]; }
+has_stats() { [ -f "$SLAB/park_slab" ]; }
+mod_loaded() { [ -d /sys/module/$MOD ]; }
+dmesg_tail() { dmesg | tail -n "${1:-8}" | sed 's/^/#   dmesg: /'; }
+
+unload() {
+	mod_loaded || return 0
+	if ! timeout 120 rmmod $MOD; then
+		bad "rmmod $MOD failed"
+		return 1
+	fi
+	if mod_loaded; then
+		bad "$MOD still loaded after rmmod"
+		return 1
+	fi
+	return 0
+}
+
+NODE_CPUS=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' \
+	/sys/devices/system/node/node0/cpulist)
+NCPUS=$(grep -c '^processor' /proc/cpuinfo)
+NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+BOOT_PARK=$(sed -n 's/.*slab_park=\([0-9]*\).*/\1/p' /proc/cmdline)
+say "debug gate '$LABEL': $NNODES nodes, $NCPUS CPUs ($NODE_CPUS on node 0), kernel $(uname -r), cmdline: $(cat /proc/cmdline)"
+
+# ------------------------------------------------------------------------
+# kmemleak: leaks present before our tests (boot) are reported, then
+# cleared, so that the final scan shows only what the tests leaked.
+
+kml_scan() {
+	# two scans: an object seen unreferenced in one may be a pointer in
+	# flight (register, stack); kmemleak reports it after min_age (5 s)
+	echo scan >"$KML" && echo scan >"$KML" && cat "$KML" >"$1"
+}
+kml_count() { grep -c '^unreferenced object' "$1"; }
+
+if [ -f "$KML" ]; then
+	kml_scan "$OUT/kmemleak-boot-$LABEL.txt"
+	n=$(kml_count "$OUT/kmemleak-boot-$LABEL.txt")
+	say "kmemleak: $n object(s) reported after boot (not ours; kept in out/kmemleak-boot-$LABEL.txt), clearing"
+	[ "$n" = 0 ] || head -n 20 "$OUT/kmemleak-boot-$LABEL.txt" | sed 's/^/#   /'
+	echo clear >"$KML"
+fi
+
+# ------------------------------------------------------------------------
+# 1. slub_kunit
+
+t_kunit() {
+	tp_begin
+	k=$S/kunit
+	if [ -f "$k/kunit.ko" ] && [ ! -d /sys/module/kunit ]; then
+		insmod "$k/kunit.ko" || bad "insmod kunit.ko failed"
+	fi
+	if [ ! -f "$k/slub_kunit.ko" ]; then
+		bad "no $k/slub_kunit.ko staged (CONFIG_SLUB_KUNIT_TEST=m?)"
+		tp_end kunit
+		return
+	fi
+	# the suite runs inside init_module; a failing case does not fail insmod
+	if ! insmod "$k/slub_kunit.ko"; then
+		bad "insmod slub_kunit.ko failed"
+		dmesg_tail
+	fi
+	if [ ! -r "$KUNIT_RES" ]; then
+		bad "no $KUNIT_RES (CONFIG_KUNIT_DEBUGFS?)"
+	else
+		cp "$KUNIT_RES" "$OUT/kunit-slub_test-$LABEL.ktap"
+		# Case lines are the indented "ok N name" / "not ok N name" of
+		# the suite's subtest; the unindented line is the suite itself.
+		eval "$(awk '
+			/^[ \t]+not ok [0-9]+ / { f++; print "#   " $0 > "/dev/stderr"; next }
+			/^[ \t]+ok [0-9]+ .*# *SKIP/ { s++; next }
+			/^[ \t]+ok [0-9]+ / { p++; next }
+			/^not ok [0-9]+ / { suite = "not ok" }
+			/^ok [0-9]+ / { if (suite == "") suite = "ok" }
+			END { printf "KUNIT_PASS=%d KUNIT_FAIL=%d KUNIT_SKIP=%d KUNIT_SUITE=\"%s\"\n", p, f, s, suite }
+		' "$KUNIT_RES")"
+		say "slub_kunit: $KUNIT_PASS passed, $KUNIT_FAIL failed, $KUNIT_SKIP skipped (suite: ${KUNIT_SUITE:-none})"
+		grep -E '^[ \t]+(not )?ok [0-9]+ ' "$KUNIT_RES" | sed 's/^[ \t]*/#   /'
+		[ "$KUNIT_FAIL" = 0 ] || bad "$KUNIT_FAIL slub_kunit case(s) failed (results: out/kunit-slub_test-$LABEL.ktap)"
+		[ $((KUNIT_PASS + KUNIT_FAIL)) -gt 0 ] || bad "slub_kunit ran no case"
+		[ "$KUNIT_SUITE" = ok ] || [ "$KUNIT_FAIL" != 0 ] || bad "slub_test suite line is '${KUNIT_SUITE:-missing}'"
+		if [ "$KUNIT_FAIL" != 0 ]; then
+			grep -B2 -A8 'not ok\|EXPECTATION\|ASSERTION' "$KUNIT_RES" | head -n 60 | sed 's/^/#   /'
+		fi
+	fi
+	rmmod slub_kunit 2>/dev/null || bad "rmmod slub_kunit failed"
+	# test_leak_destroy leaks one object (and its cache) on purpose; the
+	# kmemleak report may only hold objects allocated by slub_kunit.
+	if [ -f "$KML" ]; then
+		sleep 6	# kmemleak's minimum object age is 5 s
+		kml_scan "$OUT/kmemleak-kunit-$LABEL.txt"
+		n=$(kml_count "$OUT/kmemleak-kunit-$LABEL.txt")
+		other=$(awk '
+			/^unreferenced object/ { if (obj != "" && !kunit) bad++; obj = $0; kunit = 0; next }
+			/slub_kunit|test_leak_destroy/ { kunit = 1 }
+			END { if (obj != "" && !kunit) bad++; print bad + 0 }
+		' "$OUT/kmemleak-kunit-$LABEL.txt")
+		say "kmemleak after slub_kunit: $n object(s), $other not from slub_kunit (expected: test_leak_destroy's)"
+		if [ "$other" != 0 ]; then
+			bad "kmemleak: $other leaked object(s) during slub_kunit not allocated by it"
+			head -n 40 "$OUT/kmemleak-kunit-$LABEL.txt" | sed 's/^/#   /'
+		fi
+		echo clear >"$KML"
+	fi
+	tp_end kunit "$KUNIT_PASS passed, $KUNIT_FAIL failed, $KUNIT_SKIP skipped"
+}
+
+# ------------------------------------------------------------------------
+# 2. kselftest smoke mode, stress in every placement with park=1 and 2
+
+t_kselftest() {
+	tp_begin
+	if [ ! -x $S/kselftest/run_kselftest.sh ]; then
+		bad "no $S/kselftest/run_kselftest.sh"
+		tp_end kselftest
+		return
+	fi
+	out=$(cd $S/kselftest && ./run_kselftest.sh -c slub_park 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/#   /'
+	echo "$out" >"$OUT/kselftest-$LABEL.txt"
+	[ "$rc" = 0 ] || bad "run_kselftest.sh -c slub_park exited with $rc"
+	if echo "$out" | grep -q '^not ok\|^# *not ok'; then
+		bad "kselftest reported 'not ok'"
+	fi
+	unload
+	tp_end kselftest
+}
+
+# quiesce: wait for the unpark work (100 ms) with slack, then poll
+# 'parked' for up to 2 s
+quiesce() {
+	sleep 0.5
+	has_parked || return 0
+	i=0
+	while [ "$(first "$SLAB/parked")" != 0 ] && [ $i -lt 20 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# check_invariants WHAT: after a run and quiesce
+check_invariants() {
+	if has_parked; then
+		p=$(cat "$SLAB/parked")
+		[ "${p%% *}" = 0 ] || bad "$1: parked is '$p' after quiescence, want 0"
+	fi
+	if has_stats; then
+		ps=$(first "$SLAB/park_slab")
+		us=$(first "$SLAB/unpark_slab")
+		ue=$(first "$SLAB/unpark_event")
+		PARKS=$((PARKS + ps))
+		say "$1: park_slab $ps unpark_slab $us unpark_event $ue"
+		[ "$ps" = "$us" ] || bad "$1: park_slab $ps != unpark_slab $us after quiescence"
+		[ "$us" -ge "$ue" ] 2>/dev/null || bad "$1: unpark_slab $us < unpark_event $ue"
+	fi
+	wr "$SLAB/shrink" 1 || bad "$1: shrink: $WERR"
+	o=$(first "$SLAB/objects")
+	[ "$o" = "$OBJ_BASE" ] || bad "$1: objects is $o after the run and shrink, $OBJ_BASE before"
+}
+
+# objects in the cache before a run (after shrink), the baseline for after
+OBJ_BASE=
+objects_base() {
+	wr "$SLAB/shrink" 1
+	OBJ_BASE=$(first "$SLAB/objects")
+}
+
+zero_stats() {
+	for f in park_slab unpark_slab unpark_event; do
+		[ -f "$SLAB/$f" ] && wr "$SLAB/$f" 0
+	done
+}
+
+# stress_run WHAT MODE: one run of the loaded module with park=MODE
+# ("" = leave the switch alone); checks results and invariants
+stress_run() {
+	what=$1
+	if [ -n "$2" ] && has_park; then
+		wr "$SLAB/park" "$2" || bad "$what: echo $2 > park: $WERR"
+		[ "$(cat "$SLAB/park")" = "$2" ] || bad "$what: park reads '$(cat "$SLAB/park")', want $2"
+	fi
+	objects_base
+	zero_stats
+	if ! wr "$DBG/run" 1; then
+		bad "$what: echo 1 > run: $WERR"
+		dmesg_tail
+		return
+	fi
+	st=$(timeout 300 cat "$DBG/wait")
+	STRESS_RUNS=$((STRESS_RUNS + 1))
+	[ "$st" = "state: done" ] || bad "$what: wait says '$st', want 'state: done'"
+	[ "$(rval error)" = 0 ] || bad "$what: results error $(rval error)"
+	fr=$(rval frees)
+	[ "${fr:-0}" -gt 0 ] || bad "$what: no frees"
+	say "$what: $(rval frees) frees, $(rval ops_per_sec) ops/s, remote $(rval remote_free_pct)%, alloc_failures $(rval alloc_failures)"
+	quiesce
+	check_invariants "$what"
+}
+
+t_stress() {
+	for pl in cross local balanced; do
+		for m in 1 2; do
+			tp_begin
+			name=stress-$pl-park$m
+			if ! insmod "$KO" placement=$pl duration_ms=1500; then
+				bad "$name: insmod failed"
+				dmesg_tail
+				tp_end "$name"
+				continue
+			fi
+			if has_park; then
+				stress_run "$name" $m
+				note=
+			else
+				stress_run "$name" ""
+				note="SKIP parking: no $SLAB/park (unpatched kernel); plain run done"
+			fi
+			unload
+			[ -d "$SLAB" ] && bad "$name: $SLAB still exists after rmmod"
+			if [ -n "$note" ]; then
+				TESTNO=$((TESTNO + 1))
+				if [ "$CASE_BAD" = 0 ]; then
+					echo "ok $TESTNO $name # $note"
+					NSKIP=$((NSKIP + 1))
+				else
+					echo "not ok $TESTNO $name"
+					NFAIL=$((NFAIL + 1))
+				fi
+			else
+				tp_end "$name"
+			fi
+		done
+	done
+}
+
+t_boot_park() {
+	tp_begin
+	if ! has_park_kernel; then
+		tp_skip boot-park "no 'park' attribute (unpatched kernel)"
+		return
+	fi
+	want=${BOOT_PARK:-1}
+	insmod "$KO" || bad "insmod failed"
+	got=$(cat "$SLAB/park" 2>/dev/null)
+	[ "$got" = "$want" ] || bad "park of a new cache is '$got', want $want (slab_park=${BOOT_PARK:-unset})"
+	unload
+	tp_end boot-park "slab_park=${BOOT_PARK:-unset}: new cache has park=$got"
+}
+
+# A kernel has the switch iff any cache has it.
+has_park_kernel() { ls /sys/kernel/slab/*/park >/dev/null 2>&1; }
+
+# ------------------------------------------------------------------------
+# 3. parameter fuzz
+
+# fz_load ok|fail PARAMS...: insmod with PARAMS must succeed (then the
+# cache exists and rmmod removes it) or fail (nothing left behind)
+fz_load() {
+	want=$1
+	shift
+	FUZZ=$((FUZZ + 1))
+	cname=$CACHE
+	for a in "$@"; do
+		case "$a" in cache_name=*) cname=${a#cache_name=} ;; esac
+	done
+	err=$(insmod "$KO" "$@" 2>&1)
+	rc=$?
+	if [ $rc = 0 ]; then
+		if [ "$want" = fail ]; then
+			bad "insmod $* succeeded, want failure"
+			FUZZ_BAD=$((FUZZ_BAD + 1))
+		elif [ -n "$cname" ] && [ ! -d "/sys/kernel/slab/$cname" ]; then
+			bad "insmod $*: no /sys/kernel/slab/$cname"
+			FUZZ_BAD=$((FUZZ_BAD + 1))
+		fi
+		unload
+		if [ -n "$cname" ] && [ -d "/sys/kernel/slab/$cname" ]; then
+			bad "insmod $*: /sys/kernel/slab/$cname left after rmmod"
+		fi
+	else
+		if [ "$want" = ok ]; then
+			bad "insmod $* failed, want success: $err"
+			dmesg_tail 3
+			FUZZ_BAD=$((FUZZ_BAD + 1))
+		elif mod_loaded || { [ -n "$cname" ] && [ -d "/sys/kernel/slab/$cname" ]; }; then
+			bad "insmod $* failed but left the module or cache behind"
+			FUZZ_BAD=$((FUZZ_BAD + 1))
+		fi
+	fi
+}
+# fz_load_einval PARAMS...: must fail with EINVAL (a range the module checks)
+fz_load_einval() {
+	fz_load fail "$@"
+	case "$err" in
+	*"nvalid argument"*) ;;
+	*) [ $rc = 0 ] || { bad "insmod $*: '$err', want Invalid argument"; FUZZ_BAD=$((FUZZ_BAD + 1)); } ;;
+	esac
+}
+
+t_fuzz_modparam() {
+	tp_begin
+	f0=$FUZZ
+	nmax=$((4 * NODE_CPUS))		# threads per side per node: 4 per CPU
+	gmax=$((4 * NCPUS))
+	big=$(awk 'BEGIN { print 4096 * 8 }')	# PAGE_SIZE << 3
+	g="abc 1x -- 0x 4294967296 99999999999999999999"
+
+	fz_load ok
+	# cache_name: 1..64 characters, no '/'
+	fz_load ok cache_name=x
+	fz_load ok cache_name="$(printf '%064d' 0 | tr 0 n)"
+	fz_load_einval cache_name="$(printf '%065d' 0 | tr 0 n)"
+	fz_load_einval cache_name=a/b
+	fz_load_einval cache_name=
+	# obj_size 1..PAGE_SIZE<<3
+	fz_load_einval obj_size=0
+	fz_load ok obj_size=1
+	fz_load ok obj_size="$big"
+	fz_load_einval obj_size=$((big + 1))
+	fz_load fail obj_size=-1
+	# bools
+	for p in hwcache_align no_sheaves start; do
+		fz_load fail $p=maybe
+		fz_load fail $p=2
+	done
+	fz_load ok hwcache_align=0
+	fz_load ok hwcache_align=1
+	fz_load ok no_sheaves=1
+	fz_load ok no_sheaves=n
+	# sheaf_capacity 0..4096, 0 with no_sheaves
+	fz_load ok sheaf_capacity=0
+	fz_load ok sheaf_capacity=1
+	fz_load ok sheaf_capacity=4096
+	fz_load_einval sheaf_capacity=4097
+	fz_load_einval no_sheaves=1 sheaf_capacity=8
+	# placement
+	for v in cross local balanced; do fz_load ok placement=$v; done
+	for v in foo CROSS crossx ''; do fz_load_einval placement="$v"; done
+	# nodes: 0..nr_node_ids-1, online, different for cross/balanced
+	fz_load ok alloc_node=1 free_node=0
+	fz_load ok placement=local alloc_node=1
+	fz_load_einval alloc_node=-1
+	fz_load_einval alloc_node="$NNODES"
+	fz_load_einval free_node=-1
+	fz_load_einval free_node="$NNODES"
+	fz_load_einval alloc_node=0 free_node=0
+	# threads: 0..4 per CPU of the node
+	fz_load ok threads=0
+	fz_load ok threads=$nmax
+	fz_load_einval threads=$((nmax + 1))
+	fz_load_einval threads=$((gmax + 1))
+	# inflight 1..65536, batch 1..256 and <= inflight
+	fz_load_einval inflight=0
+	fz_load ok inflight=1
+	fz_load ok inflight=65536
+	fz_load_einval inflight=65537
+	fz_load_einval batch=0
+	fz_load ok batch=1
+	fz_load ok batch=64 inflight=64
+	fz_load ok batch=256 inflight=256
+	fz_load_einval batch=257 inflight=1024
+	fz_load_einval batch=8 inflight=4
+	# duration_ms 1..3600000, sample_shift 0..20
+	fz_load_einval duration_ms=0
+	fz_load ok duration_ms=1
+	fz_load ok duration_ms=3600000
+	fz_load_einval duration_ms=3600001
+	fz_load ok sample_shift=0
+	fz_load ok sample_shift=20
+	fz_load_einval sample_shift=21
+	# garbage in every numeric parameter
+	for p in obj_size sheaf_capacity alloc_node free_node threads inflight batch duration_ms sample_shift; do
+		for v in $g; do fz_load fail "$p=$v"; done
+	done
+	fz_load fail nosuchparam=1
+	tp_end fuzz-modparam "$((FUZZ - f0)) cases"
+}
+
+# fz_dbg ok|fail FILE VALUE: the write must succeed (and read back) or be
+# refused with EINVAL (and the value unchanged)
+fz_dbg() {
+	FUZZ=$((FUZZ + 1))
+	f=$DBG/$2
+	before=$(cat "$f")
+	if wr "$f" "$3"; then
+		if [ "$1" = fail ]; then
+			bad "echo '$3' > $2 succeeded, want EINVAL"
+			FUZZ_BAD=$((FUZZ_BAD + 1))
+			return
+		fi
+		now=$(cat "$f")
+		if [ "$now" != "$3" ]; then
+			bad "echo '$3' > $2: reads back '$now'"
+			FUZZ_BAD=$((FUZZ_BAD + 1))
+		fi
+	else
+		case "$1:$WERR" in
+		ok:*) bad "echo '$3' > $2 failed: $WERR"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
+		*"nvalid argument"*) ;;
+		*) bad "echo '$3' > $2: '$WERR', want Invalid argument"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
+		esac
+		now=$(cat "$f")
+		if [ "$now" != "$before" ]; then
+			bad "refused write '$3' to $2 changed it: '$before' -> '$now'"
+			FUZZ_BAD=$((FUZZ_BAD + 1))
+		fi
+	fi
+}
+
+# fz_range FILE LOW HIGH BELOW ABOVE: boundaries, just outside (BELOW
+# "-" for none), garbage
+fz_range() {
+	fz_dbg ok "$1" "$2"
+	fz_dbg ok "$1" "$3"
+	[ "$4" = - ] || fz_dbg fail "$1" "$4"
+	fz_dbg fail "$1" "$5"
+	for v in -1 abc 1x 4294967296; do fz_dbg fail "$1" "$v"; done
+}
+
+# fz_combo WHAT FILE VALUE [FILE VALUE...]: writes that make the run
+# parameters inconsistent; each write may be refused with EINVAL, else
+# the run must be refused with EINVAL
+fz_combo() {
+	what=$1
+	shift
+	FUZZ=$((FUZZ + 1))
+	while [ $# -ge 2 ]; do
+		if ! wr "$DBG/$1" "$2"; then
+			case "$WERR" in
+			*"nvalid argument"*) return ;;
+			*) bad "$what: echo $2 > $1: '$WERR'"; FUZZ_BAD=$((FUZZ_BAD + 1)); return ;;
+			esac
+		fi
+		shift 2
+	done
+	if wr "$DBG/run" 1; then
+		bad "$what: run started, want EINVAL"
+		FUZZ_BAD=$((FUZZ_BAD + 1))
+		wr "$DBG/stop" 1
+		timeout 120 cat "$DBG/wait" >/dev/null
+	else
+		case "$WERR" in
+		*"nvalid argument"*) ;;
+		*) bad "$what: run: '$WERR', want Invalid argument"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
+		esac
+	fi
+}
+
+t_fuzz_debugfs() {
+	tp_begin
+	f0=$FUZZ
+	nmax=$((4 * NODE_CPUS))
+	gmax=$((4 * NCPUS))
+	if ! insmod "$KO" duration_ms=2000; then
+		bad "insmod failed"
+		tp_end fuzz-debugfs
+		return
+	fi
+	for v in local balanced cross; do fz_dbg ok placement $v; done
+	for v in foo CROSS crossx 1; do fz_dbg fail placement "$v"; done
+	for p in alloc_node free_node; do
+		fz_dbg ok $p 0
+		fz_dbg ok $p $((NNODES - 1))
+		for v in -1 "$NNODES" abc 1x 99999999999; do fz_dbg fail $p "$v"; done
+	done
+	fz_dbg ok alloc_node 0
+	fz_dbg ok free_node 1
+	fz_dbg ok threads 0
+	fz_dbg ok threads $nmax
+	fz_dbg fail threads $((gmax + 1))
+	for v in -1 abc 4294967296; do fz_dbg fail threads "$v"; done
+	fz_dbg ok threads 0
+	fz_range inflight 1 65536 0 65537
+	fz_range batch 1 256 0 257
+	fz_range duration_ms 1 3600000 0 3600001
+	fz_range sample_shift 0 20 - 21
+	fz_dbg ok inflight 64
+	fz_dbg ok batch 1
+	fz_dbg ok duration_ms 2000
+	fz_dbg ok sample_shift 6
+	# run / stop accept only "1"
+	for v in 0 2 abc -1; do
+		FUZZ=$((FUZZ + 1))
+		wr "$DBG/run" "$v" && { bad "echo $v > run succeeded"; FUZZ_BAD=$((FUZZ_BAD + 1)); timeout 120 cat "$DBG/wait" >/dev/null; }
+		FUZZ=$((FUZZ + 1))
+		wr "$DBG/stop" "$v" && { bad "echo $v > stop succeeded"; FUZZ_BAD=$((FUZZ_BAD + 1)); }
+	done
+	# inconsistent combinations: refused at the write or at run
+	fz_combo "batch 8 > inflight 4" batch 8 inflight 4
+	fz_dbg ok inflight 64
+	fz_dbg ok batch 1
+	fz_combo "cross with alloc_node == free_node" free_node 0
+	fz_combo "balanced with alloc_node == free_node" placement balanced
+	fz_dbg ok free_node 1
+	fz_dbg ok placement local
+	if [ $((nmax + 1)) -le "$gmax" ]; then
+		fz_combo "threads $((nmax + 1)) > 4 per CPU of node 0" threads $((nmax + 1))
+	fi
+	fz_dbg ok threads 0
+	fz_dbg ok placement cross
+	# while a run is active: parameter writes and run are EBUSY
+	fz_dbg ok duration_ms 60000
+	if wr "$DBG/run" 1; then
+		[ "$(cat "$DBG/status")" = running ] || bad "status is '$(cat "$DBG/status")' during a run"
+		for p in placement alloc_node free_node threads inflight batch duration_ms sample_shift; do
+			FUZZ=$((FUZZ + 1))
+			cur=$(cat "$DBG/$p")
+			if wr "$DBG/$p" "$cur"; then
+				bad "echo $cur > $p during a run succeeded, want EBUSY"
+				FUZZ_BAD=$((FUZZ_BAD + 1))
+			else
+				case "$WERR" in
+				*"busy"*) ;;
+				*) bad "echo $cur > $p during a run: '$WERR', want Device or resource busy"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
+				esac
+			fi
+		done
+		FUZZ=$((FUZZ + 1))
+		if wr "$DBG/run" 1; then
+			bad "second run during a run succeeded, want EBUSY"
+			FUZZ_BAD=$((FUZZ_BAD + 1))
+		fi
+		sleep 0.5
+		wr "$DBG/stop" 1 || bad "stop: $WERR"
+		st=$(timeout 120 cat "$DBG/wait")
+		[ "$st" = "state: stopped" ] || bad "after stop, wait says '$st', want 'state: stopped'"
+		[ "$(cat "$DBG/status")" = idle ] || bad "status is '$(cat "$DBG/status")' after stop"
+	else
+		bad "run: $WERR"
+	fi
+	unload
+	tp_end fuzz-debugfs "$((FUZZ - f0)) cases"
+}
+
+t_fuzz_park() {
+	tp_begin
+	f0=$FUZZ
+	if ! has_park_kernel; then
+		tp_skip fuzz-park "no 'park' attribute (unpatched kernel)"
+		return
+	fi
+	insmod "$KO" || { bad "insmod failed"; tp_end fuzz-park; return; }
+	for base in 0 2 1; do
+		FUZZ=$((FUZZ + 1))
+		wr "$SLAB/park" $base || bad "echo $base > park: $WERR"
+		[ "$(cat "$SLAB/park")" = $base ] || bad "park reads '$(cat "$SLAB/park")' after writing $base"
+		for v in 3 255 256 -1 abc 1x 2.5 0x3 ' ' 99999999999; do
+			FUZZ=$((FUZZ + 1))
+			if wr "$SLAB/park" "$v"; then
+				bad "echo '$v' > park succeeded, want EINVAL"
+				FUZZ_BAD=$((FUZZ_BAD + 1))
+			else
+				case "$WERR" in
+				*"nvalid argument"*) ;;
+				*) bad "echo '$v' > park: '$WERR', want Invalid argument"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
+				esac
+			fi
+			now=$(cat "$SLAB/park")
+			[ "$now" = $base ] || { bad "refused write '$v' changed park: $base -> '$now'"; FUZZ_BAD=$((FUZZ_BAD + 1)); }
+		done
+	done
+	# read-only files refuse writes
+	if [ -f "$SLAB/parked" ]; then
+		FUZZ=$((FUZZ + 1))
+		wr "$SLAB/parked" 0 && { bad "write to read-only parked succeeded"; FUZZ_BAD=$((FUZZ_BAD + 1)); }
+	fi
+	unload
+	tp_end fuzz-park "$((FUZZ - f0)) cases"
+}
+
+# ------------------------------------------------------------------------
+# 4. rmmod in the middle of a run, 20 times
+
+t_rmmod() {
+	tp_begin
+	i=0
+	while [ $i -lt 20 ]; do
+		case $((i % 3)) in 0) pl=cross ;; 1) pl=local ;; *) pl=balanced ;; esac
+		b=1
+		[ $((i % 2)) = 1 ] && b=16
+		if ! insmod "$KO" placement=$pl batch=$b duration_ms=60000; then
+			bad "rmmod $i: insmod placement=$pl failed"
+			dmesg_tail 3
+			i=$((i + 1))
+			continue
+		fi
+		if has_park; then
+			wr "$SLAB/park" $((i % 3)) || bad "rmmod $i: echo $((i % 3)) > park: $WERR"
+		fi
+		wr "$DBG/run" 1 || bad "rmmod $i: run: $WERR"
+		# 0.2 .. 1.1 s into the run
+		sleep "$(awk -v i=$i 'BEGIN { printf "%.1f", 0.2 + (i * 7 % 10) / 10 }')"
+		[ "$(cat "$DBG/status")" = running ] || bad "rmmod $i: not running before rmmod"
+		if timeout 120 rmmod $MOD; then
+			RMMODS=$((RMMODS + 1))
+		else
+			bad "rmmod $i ($pl, batch $b) failed or hung"
+		fi
+		mod_loaded && bad "rmmod $i: module still loaded"
+		[ -d "$SLAB" ] && bad "rmmod $i: $SLAB still exists"
+		i=$((i + 1))
+	done
+	tp_end rmmod-midrun "$RMMODS rmmods"
+}
+
+# ------------------------------------------------------------------------
+# 5. kmemleak
+
+t_kmemleak() {
+	tp_begin
+	if [ ! -f "$KML" ]; then
+		tp_skip kmemleak "no $KML (CONFIG_DEBUG_KMEMLEAK)"
+		return
+	fi
+	sleep 6	# min age
+	kml_scan "$OUT/kmemleak-end-$LABEL.txt"
+	LEAKS=$(kml_count "$OUT/kmemleak-end-$LABEL.txt")
+	if [ "$LEAKS" != 0 ]; then
+		bad "kmemleak: $LEAKS suspected leak(s):"
+		head -n 80 "$OUT/kmemleak-end-$LABEL.txt" | sed 's/^/#   /'
+	fi
+	tp_end kmemleak "$LEAKS leaks"
+}
+
+# ------------------------------------------------------------------------
+
+echo "TAP version 13"
+mod_loaded && rmmod $MOD
+for t in kunit kselftest stress fuzz rmmod kmemleak; do
+	if skipped $t; then
+		say "$t: skipped on request"
+		continue
+	fi
+	case $t in
+	kunit) t_kunit ;;
+	kselftest) t_kselftest ;;
+	stress) t_boot_park; t_stress ;;
+	fuzz) t_fuzz_modparam; t_fuzz_debugfs; t_fuzz_park ;;
+	rmmod) t_rmmod ;;
+	kmemleak) t_kmemleak ;;
+	esac
+done
+echo "1..$TESTNO"
+say "debug gate '$LABEL': kunit cases $KUNIT_PASS passed/$KUNIT_FAIL failed/$KUNIT_SKIP skipped," \
+	"fuzz $FUZZ cases ($FUZZ_BAD bad), $RMMODS rmmods mid-run, $STRESS_RUNS stress runs ($PARKS slabs parked), $LEAKS leaks"
+echo "SLABPARK-DEBUG-GATE label=$LABEL pass=$NPASS fail=$NFAIL skip=$NSKIP kunit_pass=$KUNIT_PASS kunit_fail=$KUNIT_FAIL kunit_skip=$KUNIT_SKIP fuzz=$FUZZ fuzz_bad=$FUZZ_BAD rmmods=$RMMODS stress_runs=$STRESS_RUNS parks=$PARKS leaks=$LEAKS"
+[ "$NFAIL" = 0 ]

@@ -1,0 +1,221 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of 'make soak' (tools/soak.sh); busybox sh as /slabpark/run.sh.
+#
+# Usage: soak.sh DURATION_S
+#
+# Until DURATION_S seconds have passed: runs of the stress module with
+# random placement, threads, inflight, batch, sample_shift and duration_ms,
+# the module reloaded every few runs with a random object size and
+# sheaves on or off.  During each run 'park' is toggled at random among
+# 0, 1 and 2 (when the kernel has the switch) and the cache's sysfs
+# counters are read.  After each run, quiesce 0.5 s, then check:
+#   - the run ended 'done' with error 0
+#   - 'parked' reads 0 on every node
+#   - park_slab == unpark_slab (both zeroed at the start of the run; a
+#     toggle to 0 drains through the unparker, so it counts there too)
+#   - unpark_slab >= unpark_event
+#   - after shrink, 'objects' equals its value before the run
+# At the end, a kmemleak scan when the kernel has kmemleak.
+# Prints a summary (runs, objects moved = sum of frees, parks, toggles,
+# failures) and "SLABPARK-SOAK ..." for the host; exit 1 on any failure.
+
+set -u
+
+DURATION=${1:-600}
+case "$DURATION" in ''|*[!0-9]*) echo "soak.sh: DURATION_S must be a number" >&2; exit 2 ;; esac
+S=/slabpark
+KO=$S/mm/slub_stress.ko
+MOD=slub_stress
+CACHE=nfs_page_test
+SLAB=/sys/kernel/slab/$CACHE
+DBG=/sys/kernel/debug/$MOD
+KML=/sys/kernel/debug/kmemleak
+OUT=$S/out
+mkdir -p "$OUT"
+
+RUNS=0
+FAILS=0
+MOVED=0
+PARKS=0
+UNPARKS=0
+TOGGLES=0
+LOADS=0
+BAD=0
+
+say() { echo "# $*"; }
+bad() {
+	echo "# FAIL: $*"
+	BAD=1
+}
+now() { cut -d. -f1 /proc/uptime; }
+# rnd N: a random number 0..N-1
+rnd() { echo $(( $(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % $1 )); }
+# pick WORD...: one of the words at random
+pick() {
+	shift "$(rnd $#)"
+	echo "$1"
+}
+WERR=
+wr() { WERR=$(sh -c 'printf "%s\n" "$1" > "$2"' wr "$2" "$1" 2>&1); }
+first() {
+	v=
+	read -r v _ <"$1" 2>/dev/null
+	echo "$v"
+}
+rval() { sed -n "s/^$1: //p" "$DBG/results"; }
+has_park() { [ -f "$SLAB/park" ]; }
+mod_loaded() { [ -d /sys/module/$MOD ]; }
+
+NODE_CPUS=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' \
+	/sys/devices/system/node/node0/cpulist)
+NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+
+load() {
+	if mod_loaded && ! timeout 120 rmmod $MOD; then
+		bad "rmmod failed"
+		return 1
+	fi
+	sz=$(pick 32 64 96 96 96 192 512 4096)
+	ns=$(pick 0 0 0 1)
+	say "load: obj_size=$sz no_sheaves=$ns"
+	if ! insmod "$KO" obj_size="$sz" no_sheaves="$ns"; then
+		bad "insmod obj_size=$sz no_sheaves=$ns failed"
+		dmesg | tail -n 5
+		return 1
+	fi
+	LOADS=$((LOADS + 1))
+	if [ "$LOADS" = 1 ] && ! has_park; then
+		say "no $SLAB/park: unpatched kernel, park toggles and parking invariants skipped"
+	fi
+}
+
+# one randomized run
+one_run() {
+	left=$1
+	BAD=0
+	pl=$(pick cross local balanced)
+	[ "$NNODES" -lt 2 ] && pl=local
+	an=$(rnd "$NNODES")
+	fn=$(( (an + 1) % NNODES ))
+	th=$(rnd $((NODE_CPUS * 2 + 1)))
+	inf=$(pick 1 4 16 64 64 256 1024 4096)
+	b=1
+	if [ "$(rnd 3)" = 0 ]; then
+		b=$(pick 2 8 16 32 64 256)
+		[ "$b" -gt "$inf" ] && b=$inf
+	fi
+	dur=$(( 500 + $(rnd 4500) ))
+	[ $((dur / 1000 + 2)) -gt "$left" ] && dur=$(( left > 2 ? (left - 1) * 1000 : 1000 ))
+	sh_=$(rnd 11)
+	for kv in "placement $pl" "alloc_node $an" "free_node $fn" "threads $th" \
+		  "inflight $inf" "batch $b" "duration_ms $dur" "sample_shift $sh_"; do
+		# shellcheck disable=SC2086 # "file value" on purpose
+		set -- $kv
+		wr "$DBG/$1" "$2" || { bad "echo $2 > $1: $WERR"; return; }
+	done
+	what="run $((RUNS + 1)): $pl a$an f$fn threads=$th inflight=$inf batch=$b ${dur}ms shift=$sh_"
+
+	# baseline at quiescence: objects after shrink, counters zeroed
+	wr "$SLAB/shrink" 1
+	base=$(first "$SLAB/objects")
+	p0=
+	if has_park; then
+		p0=$(pick 0 1 2)
+		wr "$SLAB/park" "$p0" || bad "echo $p0 > park: $WERR"
+	fi
+	for f in park_slab unpark_slab unpark_event; do
+		[ -f "$SLAB/$f" ] && wr "$SLAB/$f" 0
+	done
+
+	if ! wr "$DBG/run" 1; then
+		bad "$what: run: $WERR"
+		return
+	fi
+	RUNS=$((RUNS + 1))
+	tg=0
+	while [ "$(cat "$DBG/status")" = running ]; do
+		sleep "0.$(rnd 5)$(rnd 10)"
+		if has_park; then
+			m=$(pick 0 1 2)
+			wr "$SLAB/park" "$m" || bad "$what: echo $m > park during the run: $WERR"
+			tg=$((tg + 1))
+		fi
+		# concurrent readers of the counters the series touches
+		cat "$SLAB/partial" "$SLAB/objects" "$SLAB/objects_partial" >/dev/null
+		[ -f "$SLAB/parked" ] && cat "$SLAB/parked" >/dev/null
+		grep "^$CACHE " /proc/slabinfo >/dev/null
+	done
+	TOGGLES=$((TOGGLES + tg))
+	st=$(timeout 120 cat "$DBG/wait")
+	[ "$st" = "state: done" ] || bad "$what: '$st', want 'state: done'"
+	[ "$(rval error)" = 0 ] || bad "$what: error $(rval error)"
+	fr=$(rval frees)
+	MOVED=$((MOVED + ${fr:-0}))
+
+	sleep 0.5
+	if [ -f "$SLAB/parked" ]; then
+		i=0
+		while [ "$(first "$SLAB/parked")" != 0 ] && [ $i -lt 20 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		p=$(cat "$SLAB/parked")
+		[ "${p%% *}" = 0 ] || bad "$what: parked '$p' after quiescence"
+	fi
+	ps=0 us=0 ue=0
+	if [ -f "$SLAB/park_slab" ]; then
+		ps=$(first "$SLAB/park_slab")
+		us=$(first "$SLAB/unpark_slab")
+		ue=$(first "$SLAB/unpark_event")
+		PARKS=$((PARKS + ps))
+		UNPARKS=$((UNPARKS + us))
+		[ "$ps" = "$us" ] || bad "$what: park_slab $ps != unpark_slab $us"
+		[ "$us" -ge "$ue" ] || bad "$what: unpark_slab $us < unpark_event $ue"
+	fi
+	wr "$SLAB/shrink" 1 || bad "$what: shrink: $WERR"
+	o=$(first "$SLAB/objects")
+	[ "$o" = "$base" ] || bad "$what: objects $o after the run, $base before"
+	echo "$what: ${fr:-0} frees, park ${p0:--}, $tg toggles, parked $ps unparked $us ($ue events)$([ "$BAD" = 0 ] || echo ' FAILED')"
+	[ "$BAD" = 0 ] || FAILS=$((FAILS + 1))
+}
+
+echo "# soak: ${DURATION}s, $NNODES nodes, kernel $(uname -r)"
+if [ -f "$KML" ]; then
+	echo scan >"$KML"
+	echo clear >"$KML"
+fi
+t0=$(now)
+end=$((t0 + DURATION))
+load || FAILS=$((FAILS + 1))
+while mod_loaded; do
+	left=$((end - $(now)))
+	[ "$left" -gt 0 ] || break
+	one_run "$left"
+	if [ "$(rnd 8)" = 0 ] && [ $((end - $(now))) -gt 5 ]; then
+		load || { FAILS=$((FAILS + 1)); break; }
+	fi
+done
+if mod_loaded && ! timeout 120 rmmod $MOD; then
+	echo "# FAIL: final rmmod"
+	FAILS=$((FAILS + 1))
+fi
+[ -d "$SLAB" ] && { echo "# FAIL: $SLAB left after rmmod"; FAILS=$((FAILS + 1)); }
+leaks=-
+if [ -f "$KML" ]; then
+	sleep 6
+	echo scan >"$KML"
+	echo scan >"$KML"
+	cat "$KML" >"$OUT/kmemleak-soak.txt"
+	leaks=$(grep -c '^unreferenced object' "$OUT/kmemleak-soak.txt")
+	if [ "$leaks" != 0 ]; then
+		echo "# FAIL: kmemleak: $leaks suspected leak(s)"
+		head -n 60 "$OUT/kmemleak-soak.txt" | sed 's/^/#   /'
+		FAILS=$((FAILS + 1))
+	fi
+fi
+echo "# soak summary: $RUNS runs in $(( $(now) - t0 ))s, $LOADS module loads, $MOVED objects moved (frees)," \
+	"$PARKS parks, $UNPARKS unparks, $TOGGLES park toggles during runs, kmemleak $leaks, $FAILS failures"
+echo "SLABPARK-SOAK runs=$RUNS loads=$LOADS moved=$MOVED parks=$PARKS unparks=$UNPARKS toggles=$TOGGLES leaks=$leaks failures=$FAILS"
+[ "$FAILS" = 0 ] && [ "$RUNS" -gt 0 ]
