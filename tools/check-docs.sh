@@ -14,10 +14,11 @@
 #      or module_param*(name, ...)) has an entry of its own in the "Module
 #      parameters" section of Documentation/dev-tools/slub-stress.rst: a
 #      line that starts with ``name`` (a definition list term)
-#   3. every sysfs attribute the series adds (+STAT_ATTR(ITEM, name) and
-#      +SLAB_ATTR*(name) lines in patches/*.patch) has a "What:" entry in
-#      the series' hunk of Documentation/ABI/testing/sysfs-kernel-slab and
-#      is named as ``name`` in Documentation/mm/slab-parking.rst
+#   3. every sysfs attribute the series adds (+STAT_ATTR(ITEM, name),
+#      +SLAB_ATTR*(name) and "+... struct slab_attribute name_attr = ..."
+#      lines in patches/*.patch) has a "+What: /sys/kernel/slab/<cache>/name"
+#      line in the series' hunks of Documentation/ABI/testing/sysfs-kernel-slab
+#      and is named as ``name`` in Documentation/mm/slab-parking.rst
 #   4. the first 40 lines of README name 'make run' and 'make check'
 #
 # Each failure is printed as "check-docs: FAIL: <what is missing>"; the
@@ -193,6 +194,7 @@ else
 	mapfile -t attrs < <(
 		sed -nE -e 's/^\+[[:space:]]*STAT_ATTR\([[:space:]]*[A-Z0-9_]+[[:space:]]*,[[:space:]]*([a-z0-9_]+)[[:space:]]*\).*/\1/p' \
 			-e 's/^\+[[:space:]]*SLAB_ATTR(_RO|_WO|_RW)?\([[:space:]]*([a-z0-9_]+)[[:space:]]*\).*/\2/p' \
+			-e 's/^\+.*struct[[:space:]]+slab_attribute[[:space:]]+([a-z0-9_]+)_attr[[:space:]]*=.*/\1/p' \
 			"${patch_files[@]}" | sort -u)
 	# The '+' lines of the series' hunks of the ABI file.
 	abi_added=$(awk -v f="$ABI_FILE" '
