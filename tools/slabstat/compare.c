@@ -210,45 +210,79 @@ static void text_rows(const struct cmp *c, struct row *rows, int nrows,
 	free(cells);
 }
 
+static void csv_num(char *buf, size_t len, const struct stats *s, double v)
+{
+	if (s->n)
+		snprintf(buf, len, "%.10g", v);
+	else
+		buf[0] = '\0';
+}
+
+/*
+ * Wide CSV, one row per metric: the medians of the groups come right
+ * after the metric (what tools/plot-runs.sh reads), then the kind, the
+ * cache, runs/min/max per group and delta/change of each later group.
+ */
+static void csv_header(const struct cmp *c)
+{
+	int g;
+
+	printf("metric");
+	for (g = 0; g < c->ngroups; g++)
+		printf(",%s", c->labels[g]);
+	printf(",kind,cache");
+	for (g = 0; g < c->ngroups; g++)
+		printf(",%s_runs,%s_min,%s_max", c->labels[g], c->labels[g],
+		       c->labels[g]);
+	for (g = 1; g < c->ngroups; g++)
+		printf(",%s_delta,%s_change_pct", c->labels[g], c->labels[g]);
+	putchar('\n');
+}
+
 static void csv_rows(const struct cmp *c, struct row *rows, int nrows,
 		     const char *cache)
 {
-	char b[6][64];
+	char b[64];
 	int i, g;
 	double pct;
 
 	for (i = 0; i < nrows; i++) {
 		const struct row *row = &rows[i];
 
+		csv_cell(stdout, row->dindex >= 0 ?
+			 derived_defs[row->dindex].key : row->name, false);
+		for (g = 0; g < c->ngroups; g++) {
+			csv_num(b, sizeof(b), &row->g[g], row->g[g].med);
+			csv_cell(stdout, b, false);
+		}
+		csv_cell(stdout, row->kind, false);
+		csv_cell(stdout, cache, false);
 		for (g = 0; g < c->ngroups; g++) {
 			const struct stats *s = &row->g[g];
+			bool last = g == c->ngroups - 1 && c->ngroups == 1;
 
-			snprintf(b[0], 64, "%d", s->n);
-			memset(b[1], 0, sizeof(b) - sizeof(b[0]));
-			if (s->n) {
-				snprintf(b[1], 64, "%.10g", s->med);
-				snprintf(b[2], 64, "%.10g", s->min);
-				snprintf(b[3], 64, "%.10g", s->max);
-			}
-			if (g && row->g[0].n && s->n)
-				snprintf(b[4], 64, "%.10g", s->med - row->g[0].med);
-			if (g && (!row->g[0].n || !s->n))
-				snprintf(b[5], 64, "absent");
-			else if (g && change_vs_first(row, g, &pct))
-				snprintf(b[5], 64, "%.2f", pct);
-			else if (!g && !s->n)
-				snprintf(b[5], 64, "absent");
-			csv_cell(stdout, cache, false);
-			csv_cell(stdout, row->kind, false);
-			csv_cell(stdout, row->dindex >= 0 ?
-				 derived_defs[row->dindex].key : row->name, false);
-			csv_cell(stdout, c->labels[g], false);
-			csv_cell(stdout, b[0], false);
-			csv_cell(stdout, b[1], false);
-			csv_cell(stdout, b[2], false);
-			csv_cell(stdout, b[3], false);
-			csv_cell(stdout, b[4], false);
-			csv_cell(stdout, b[5], true);
+			snprintf(b, sizeof(b), "%d", s->n);
+			csv_cell(stdout, b, false);
+			csv_num(b, sizeof(b), s, s->min);
+			csv_cell(stdout, b, false);
+			csv_num(b, sizeof(b), s, s->max);
+			csv_cell(stdout, b, last);
+		}
+		for (g = 1; g < c->ngroups; g++) {
+			const struct stats *s = &row->g[g];
+			bool both = row->g[0].n && s->n;
+
+			b[0] = '\0';
+			if (both)
+				snprintf(b, sizeof(b), "%.10g", s->med - row->g[0].med);
+			csv_cell(stdout, b, false);
+			if (!both)
+				snprintf(b, sizeof(b), "absent");
+			else if (change_vs_first(row, g, &pct))
+				snprintf(b, sizeof(b), "%.2f", pct);
+			else
+				b[0] = '\0';
+			csv_cell(stdout, b, g == c->ngroups - 1);
 		}
 	}
 }
@@ -414,7 +448,7 @@ int cmd_compare(char ***groups, int *ngroup, int ngroups, char **labels,
 		jw_end_arr(&w);
 		jw_obj(&w, "caches");
 	} else if (fmt == OUT_CSV) {
-		printf("cache,kind,metric,group,runs,median,min,max,delta,change_pct\n");
+		csv_header(&c);
 	} else {
 		printf("groups:");
 		for (g = 0; g < ngroups; g++)

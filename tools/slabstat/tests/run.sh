@@ -316,10 +316,14 @@ check_eq "compare: third group vs the first" \
 	"free_slowpath 1,000,000 (500,000-1,500,000) 1,500,000 (1,000,000-2,000,000) 1,250,000 (1,000,000-1,500,000) 500,000 +50.00% 250,000 +25.00%" \
 	"$(row free_slowpath "$OUT")"
 sl compare --csv --labels off,on "$T"/off{1,2,3}.json -- "$T"/on{2,3,4}.json
-check_has "compare --csv: header" "cache,kind,metric,group,runs,median,min,max,delta,change_pct" "$OUT"
-check_has "compare --csv: later group row" \
-	"nfs_page_test,counter,free_slowpath,on,3,1500000,1000000,2000000,500000,50.00" "$OUT"
-check_has "compare --csv: absent group row" "nfs_page_test,counter,park_slab,off,0,,,,,absent" "$OUT"
+check_has "compare --csv: header (medians right after the metric)" \
+	"metric,off,on,kind,cache,off_runs,off_min,off_max,on_runs,on_min,on_max,on_delta,on_change_pct" "$OUT"
+check_has "compare --csv: counter row" \
+	"free_slowpath,1000000,1500000,counter,nfs_page_test,3,500000,1500000,3,1000000,2000000,500000,50.00" "$OUT"
+check_has "compare --csv: counter absent in a group" \
+	"park_slab,,225000,counter,nfs_page_test,0,,,3,150000,300000,,absent" "$OUT"
+check_has "compare --csv: results row" \
+	"ops_per_sec,200,250,result,,3,100,300,3,150,350,50,25.00" "$OUT"
 sl compare --json --labels off,on "$T"/off{1,2,3}.json -- "$T"/on{2,3,4}.json
 F=$(flat <<<"$OUT")
 check_has "compare --json: median of a group" \
