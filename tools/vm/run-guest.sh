@@ -158,7 +158,8 @@ sp_stage "booting $nodes-node guest ($((nodes * cpn)) vCPUs, ${KVM:+KVM}${KVM:-T
 set +e
 timeout --foreground -k 10 "$tmo" "${qemu[@]}" </dev/null 2>&1 |
 	tee "$out/console.log" |
-	awk '/^SLABPARK-GUEST-START/ { on = 1 } on { print; fflush() }'
+	awk '/SLABPARK-GUEST-START/ { on = 1; sub(/^.*SLABPARK-GUEST-START/, "SLABPARK-GUEST-START") }
+	     on { sub(/\r$/, ""); print; fflush() }'
 qrc=${PIPESTATUS[0]}
 set -e
 
