@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The &n->list_lock table of 'make run LOCKSTAT=1': per placement and
+# parking mode, the median over the runs of contentions, acquisitions,
+# contended share, and wait time total/avg/max (microseconds), from the
+# tools/lockstat-report.sh files the guest wrote.
+#
+# Usage: tools/summarize-lockstat.sh LOCKSTAT_DIR
+#   LOCKSTAT_DIR/<placement>-park<mode>-<round>.txt  ("key: value" lines)
+
+set -euo pipefail
+if [ $# -ne 1 ] || [ ! -d "$1" ]; then
+	echo "usage: $0 LOCKSTAT_DIR" >&2
+	exit 2
+fi
+dir=$1
+echo
+echo "== &n->list_lock (CONFIG_LOCK_STAT; all caches' list_locks, medians of the runs)"
+for f in "$dir"/*-park*-*.txt; do
+	[ -f "$f" ] || continue
+	b=$(basename "$f" .txt)
+	p=${b%%-park*}
+	rest=${b#*-park}
+	m=${rest%%-*}
+	awk -v p="$p" -v m="$m" -F': ' '
+		{ v[$1] = $2 }
+		END { print p, m, v["contentions"], v["acquisitions"], v["waittime_total_us"],
+			v["waittime_avg_us"], v["waittime_max_us"] }' "$f"
+done | awk '
+	{ k = $1 " " $2; keys[k] = 1
+	  for (i = 3; i <= 7; i++) val[k, i] = val[k, i] " " $i }
+	function median(s,   a, n, i, j, t) {
+		n = split(s, a, " ")
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	END {
+		names["0"] = "off"; names["1"] = "on"; names["2"] = "always"; names["base"] = "base"
+		for (k in keys) {
+			split(k, pm, " ")
+			c = median(val[k, 3]); a = median(val[k, 4])
+			printf "%-10s %-7s %12.0f %14.0f %8.3f%% %14.2f %10.2f %10.2f\n", pm[1], names[pm[2]],
+				c, a, (a > 0 ? 100 * c / a : 0), median(val[k, 5]), median(val[k, 6]), median(val[k, 7])
+		}
+	}' | sort -k1,1 -k2,2r | sed '1i\
+placement  park     contentions   acquisitions contended  wait total us     avg us     max us'
