@@ -36,12 +36,12 @@ done | awk '
 		return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
 	END {
-		names["0"] = "off"; names["1"] = "on"; names["2"] = "always"; names["base"] = "base"
 		for (k in keys) {
 			split(k, pm, " ")
 			c = median(val[k, 3]); a = median(val[k, 4])
-			printf "%-10s %-7s %12.0f %14.0f %8.3f%% %14.2f %10.2f %10.2f\n", pm[1], names[pm[2]],
+			printf "%-10s %-7s %12.0f %14.0f %8.3f%% %14.2f %10.2f %10.2f\n", pm[1], pm[2],
 				c, a, (a > 0 ? 100 * c / a : 0), median(val[k, 5]), median(val[k, 6]), median(val[k, 7])
 		}
-	}' | sort -k1,1 -k2,2r | sed '1i\
+	}' | LC_ALL=C sort -k1,1 -k2,2 |
+	sed -E 's/^([a-z]+ +)0 /\1off/; s/^([a-z]+ +)1 /\1on /; s/^([a-z]+ +)2 /\1always/' | sed '1i\
 placement  park     contentions   acquisitions contended  wait total us     avg us     max us'
