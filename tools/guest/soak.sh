@@ -58,7 +58,7 @@ pick() {
 	echo "$1"
 }
 WERR=
-wr() { WERR=$(sh -c 'printf "%s\n" "$1" > "$2"' wr "$2" "$1" 2>&1); }
+wr() { WERR=$(sh -c 'echo "$1" > "$2"' wr "$2" "$1" 2>&1); }
 first() {
 	v=
 	read -r v _ <"$1" 2>/dev/null
