@@ -57,7 +57,7 @@ __param(bool, hwcache_align, true,
 	"Create the cache with SLAB_HWCACHE_ALIGN (default: true)");
 
 __param(bool, no_sheaves, false,
-	"Create the cache with SLAB_NO_SHEAVES (default: false)");
+	"Create the cache without sheaves (SLAB_NOLEAKTRACE, as SLAB_NO_SHEAVES is not accepted) (default: false)");
 
 __param(uint, sheaf_capacity, 0,
 	"Sheaf capacity, 0..4096, 0 = kernel default (default: 0)");
@@ -207,6 +207,14 @@ struct ss_run {
 	struct completion all_done;
 };
 
+/* Read from /sys/kernel/slab/<cache_name>/, -1 where unreadable. */
+struct ss_facts {
+	int sheaf_capacity;
+	int objs_per_slab;
+	int order;
+	int slab_size;
+};
+
 /* What results prints; a copy of the last run once it is over. */
 struct ss_result {
 	unsigned int seq;
@@ -225,9 +233,7 @@ struct ss_result {
 	u64 failures;
 	struct ss_lat free_lat;
 	struct ss_lat alloc_lat;
-	int sheaf_capacity;
-	int objs_per_slab;
-	int order;
+	struct ss_facts facts;
 };
 
 static struct kmem_cache *ss_cache;
@@ -239,7 +245,7 @@ static struct ss_run *ss_cur;		/* under ss_mutex, NULL when idle */
 static struct ss_result ss_last;	/* under ss_mutex */
 static unsigned int ss_seq;		/* under ss_mutex */
 static bool ss_exiting;			/* under ss_mutex */
-static int ss_cache_facts[3] = { -1, -1, -1 };
+static struct ss_facts ss_facts = { -1, -1, -1, -1 };
 
 static void ss_run_work(struct work_struct *work);
 static DECLARE_WORK(ss_work, ss_run_work);
@@ -905,9 +911,10 @@ static int ss_read_sysfs_int(const char *attr)
 
 static void ss_read_cache_facts(void)
 {
-	ss_cache_facts[0] = ss_read_sysfs_int("sheaf_capacity");
-	ss_cache_facts[1] = ss_read_sysfs_int("objs_per_slab");
-	ss_cache_facts[2] = ss_read_sysfs_int("order");
+	ss_facts.sheaf_capacity = ss_read_sysfs_int("sheaf_capacity");
+	ss_facts.objs_per_slab = ss_read_sysfs_int("objs_per_slab");
+	ss_facts.order = ss_read_sysfs_int("order");
+	ss_facts.slab_size = ss_read_sysfs_int("slab_size");
 }
 
 /* Start a run with the current ss_cfg; called with ss_mutex held. */
@@ -950,7 +957,7 @@ static int ss_start_locked(void)
 	ss_read_cache_facts();
 	ss_seq = run->seq;
 	WRITE_ONCE(ss_cur, run);
-	queue_work(system_long_wq, &ss_work);
+	queue_work(system_dfl_long_wq, &ss_work);
 	return 0;
 }
 
@@ -1008,9 +1015,7 @@ static void ss_collect(struct ss_run *run, struct ss_result *res,
 		if (res->free_seen)
 			res->free_seen[i] = t->seen;
 	}
-	res->sheaf_capacity = ss_cache_facts[0];
-	res->objs_per_slab = ss_cache_facts[1];
-	res->order = ss_cache_facts[2];
+	res->facts = ss_facts;
 }
 
 static u64 ss_ops_per_sec(const struct ss_result *res)
@@ -1117,11 +1122,15 @@ static void ss_print_result(struct seq_file *m, const struct ss_result *res)
 	ss_print_lat(m, "free", &res->free_lat);
 	ss_print_lat(m, "alloc", &res->alloc_lat);
 	seq_printf(m, "cache_name: %s\n", cache_name);
-	seq_printf(m, "cache_object_size: %u\n", obj_size);
-	seq_printf(m, "cache_size: %u\n", kmem_cache_size(ss_cache));
-	seq_printf(m, "cache_sheaf_capacity: %d\n", res->sheaf_capacity);
-	seq_printf(m, "cache_objs_per_slab: %d\n", res->objs_per_slab);
-	seq_printf(m, "cache_order: %d\n", res->order);
+	seq_printf(m, "cache_object_size: %u\n", kmem_cache_size(ss_cache));
+	/* the size with alignment and metadata, 128 for an nfs_page */
+	if (res->facts.slab_size > 0)
+		seq_printf(m, "cache_size: %d\n", res->facts.slab_size);
+	else
+		seq_printf(m, "cache_size: %u\n", kmem_cache_size(ss_cache));
+	seq_printf(m, "cache_sheaf_capacity: %d\n", res->facts.sheaf_capacity);
+	seq_printf(m, "cache_objs_per_slab: %d\n", res->facts.objs_per_slab);
+	seq_printf(m, "cache_order: %d\n", res->facts.order);
 }
 
 static void ss_run_work(struct work_struct *work)
@@ -1534,8 +1543,14 @@ static int __init slub_stress_init(void)
 
 	if (hwcache_align)
 		flags |= SLAB_HWCACHE_ALIGN;
+	/*
+	 * kmem_cache_create() refuses SLAB_NO_SHEAVES (not in
+	 * SLAB_FLAGS_PERMITTED, it is for the bootstrap caches) with -EINVAL
+	 * and a stack dump.  SLAB_NOLEAKTRACE is permitted and also makes
+	 * calculate_sheaf_capacity() return 0: a cache without sheaves.
+	 */
 	if (no_sheaves)
-		flags |= SLAB_NO_SHEAVES;
+		flags |= SLAB_NOLEAKTRACE;
 	ss_cache = kmem_cache_create(cache_name, obj_size, &args, flags);
 	if (!ss_cache) {
 		pr_err("cannot create cache %s\n", cache_name);
@@ -1543,9 +1558,7 @@ static int __init slub_stress_init(void)
 	}
 	ss_read_cache_facts();
 	ss_last.cfg = ss_cfg;
-	ss_last.sheaf_capacity = ss_cache_facts[0];
-	ss_last.objs_per_slab = ss_cache_facts[1];
-	ss_last.order = ss_cache_facts[2];
+	ss_last.facts = ss_facts;
 	ss_debugfs_init();
 
 	if (start) {
