@@ -440,9 +440,8 @@ static void print_csv(const struct delta *d, bool per_node)
 	}
 	if (per_node && d->have_idle) {
 		snprintf(b3, 32, "%.2f", d->idle_all);
-		printf(",idle,idle_pct,,,%s,", b3);
-		if (!d->nnodes)
-			putchar('\n');
+		/* empty change_pct, then the nodes */
+		printf(",idle,idle_pct,,,%s,%s", b3, d->nnodes ? "," : "\n");
 		for (n = 0; n < d->nnodes; n++) {
 			node[0] = '\0';
 			if (d->node_idle[n])

@@ -157,15 +157,28 @@ static int common_prefix(const char *a, const char *b)
 	return n;
 }
 
-static int cmp_str(const void *a, const void *b)
+struct hit {
+	int dist;
+	char *name;
+};
+
+static int cmp_hit(const void *a, const void *b)
 {
-	return strcmp(*(char * const *)a, *(char * const *)b);
+	const struct hit *x = a, *y = b;
+
+	if (x->dist != y->dist)
+		return x->dist - y->dist;
+	return strcmp(x->name, y->name);
 }
 
-/* Unknown cache: list names with the same prefix or a small edit distance. */
+/*
+ * Unknown cache: list names with the same prefix, containing the name,
+ * or at a small edit distance; closest first.
+ */
 static noreturn void no_such_cache(const char *slabdir, const char *name)
 {
-	char **hits = NULL, line[1024] = "";
+	char line[1024] = "";
+	struct hit *hits = NULL;
 	struct dirent *de;
 	int nhits = 0, i, len = strlen(name);
 	size_t o = 0;
@@ -178,23 +191,26 @@ static noreturn void no_such_cache(const char *slabdir, const char *name)
 	while ((de = readdir(d))) {
 		int pre = common_prefix(de->d_name, name);
 		int maxd = len < 6 ? 1 : len / 4 + 1;
+		int dist;
 
 		if (de->d_name[0] == '.' || de->d_name[0] == ':')
 			continue;
-		if (pre >= (len < 4 ? len : 4) ||
-		    strstr(de->d_name, name) ||
-		    edit_distance(de->d_name, name) <= maxd) {
+		dist = edit_distance(de->d_name, name);
+		if (pre >= (len < 4 ? len : 4) || strstr(de->d_name, name) ||
+		    dist <= maxd) {
 			hits = xrealloc(hits, nhits + 1, sizeof(*hits));
-			hits[nhits++] = xstrdup(de->d_name);
+			hits[nhits].dist = dist;
+			hits[nhits].name = xstrdup(de->d_name);
+			nhits++;
 		}
 	}
 	closedir(d);
-	qsort(hits, nhits, sizeof(*hits), cmp_str);
-	for (i = 0; i < nhits && i < 12; i++)
+	qsort(hits, nhits, sizeof(*hits), cmp_hit);
+	for (i = 0; i < nhits && i < 8; i++)
 		o += snprintf(line + o, sizeof(line) - o, "%s%s", i ? ", " : "",
-			      hits[i]);
-	if (nhits > 12)
-		snprintf(line + o, sizeof(line) - o, ", ... (%d more)", nhits - 12);
+			      hits[i].name);
+	if (nhits > 8)
+		snprintf(line + o, sizeof(line) - o, ", ... (%d more)", nhits - 8);
 	if (nhits)
 		fatal("no cache '%s' in %s; close names: %s", name, slabdir, line);
 	fatal("no cache '%s' in %s (and no similar names)", name, slabdir);

@@ -123,6 +123,7 @@ check "per-node split adds up to the delta" "$?" "$delta" "$node0 + $node1"
 check "per-node split: >= 90% of free_slowpath on node 1" "$?" ">= 90%" "node0 $node0, node1 $node1"
 
 # 7: per-node %idle over the same window
+# ,idle,idle_pct,,,<all>,,<node0>,<node1>
 idle=$(grep "^,idle,idle_pct," /tmp/gw.csv)
 i0=$(echo "$idle" | cut -d, -f8)
 i1=$(echo "$idle" | cut -d, -f9)

@@ -249,19 +249,25 @@ check_eq "per-node: 1-node box split" "free_slowpath 250,000 250,000" "$(row fre
 check_eq "per-node: 1-node box %idle" "%idle 37.50 37.50" "$(row %idle "$P")"
 
 # ---------------------------------------------------------------- window
-mk_box "$T/w" 1 1
-(sleep 1; mk_box "$T/w" 3 1) &
-sl --sysfs-root "$T/w/sys" --proc-root "$T/w/proc" window -t 2.5 --csv nfs_page_test
+# The fixture root is a symlink that is switched atomically from the
+# K=1 tree to the K=3 tree one second into the window.
+mk_box "$T/w1" 1 1
+mk_box "$T/w3" 3 1
+window_swap() {
+	ln -sfn w1 "$T/w"
+	(sleep 1; ln -s w3 "$T/w.new" && mv -T "$T/w.new" "$T/w") &
+}
+window_swap
+sl --sysfs-root "$T/w/sys" --proc-root "$T/w/proc" window -t 3 --csv nfs_page_test
 wait
 check_eq "window: exit 0" "0" "$RC"
 check_has "window --csv: header with node columns" \
 	"cache,kind,metric,before,after,delta,change_pct,node0,node1" "$OUT"
 check_has "window --csv: per-node split of free_slowpath" \
 	"nfs_page_test,counter,free_slowpath,500000,1500000,1000000,200.00,250000,750000" "$OUT"
-check_has "window --csv: per-node %idle" ",idle,idle_pct,,,62.50,37.50,87.50" "$OUT"
-mk_box "$T/w" 1 1
-(sleep 1; mk_box "$T/w" 3 1) &
-sl --sysfs-root "$T/w/sys" --proc-root "$T/w/proc" window -t 2.5 nfs_page_test
+check_has "window --csv: per-node %idle (columns as in the header)" ",idle,idle_pct,,,62.50,,37.50,87.50" "$OUT"
+window_swap
+sl --sysfs-root "$T/w/sys" --proc-root "$T/w/proc" window -t 3 nfs_page_test
 wait
 check_eq "window: text per-node split" "free_slowpath 250,000 750,000 1,000,000" \
 	"$(row free_slowpath "$(awk '/^per-node split/{f=1} f' <<<"$OUT")")"
@@ -341,8 +347,8 @@ cp -a "$T/p1/sys/kernel/slab/nfs_page_test" "$E/:a-0000128"
 ln -s :a-0000128 "$E/nfs_page"
 cp -a "$T/p1/sys/kernel/slab/nfs_page_test/"{object_size,slabs,objects,partial} "$E/nostats/"
 sl --sysfs-root "$T/err/sys" --proc-root "$T/p1/proc" snap nfs_page_tst
-check_rc_msg "error: unknown cache lists close names" 1 \
-	"no cache 'nfs_page_tst' .*close names: nfs_page, nfs_page_test, nfs_page_test2$"
+check_rc_msg "error: unknown cache lists close names, closest first" 1 \
+	"no cache 'nfs_page_tst' .*close names: nfs_page_test, nfs_page_test2, nfs_page$"
 sl --sysfs-root "$T/err/sys" --proc-root "$T/p1/proc" snap kmalloc-64
 check_rc_msg "error: unknown cache without similar names" 1 "no cache 'kmalloc-64'.*no similar names"
 sl --sysfs-root "$T/err/sys" --proc-root "$T/p1/proc" snap nfs_page
