@@ -269,10 +269,14 @@ static int ss_check_node(const char *name, int nid)
 	return 0;
 }
 
+/* threads for the largest node; ss_check_run_node() checks the run's */
 static int ss_check_threads(unsigned int val)
 {
-	unsigned int max = SS_MAX_THREADS_PER_CPU * num_online_cpus();
+	unsigned int max = 0;
+	int nid;
 
+	for_each_online_node(nid)
+		max = max(max, SS_MAX_THREADS_PER_CPU * ss_node_cpus(nid));
 	if (val > max) {
 		pr_err("threads: %u out of range, allowed 0..%u (0 = one per CPU of the node, at most %u per CPU)\n",
 		       val, max, SS_MAX_THREADS_PER_CPU);
@@ -1524,8 +1528,6 @@ static int __init ss_check_load_params(void)
 	ss_cfg.batch = batch;
 	ss_cfg.duration_ms = duration_ms;
 	ss_cfg.sample_shift = sample_shift;
-	if (ss_check_threads(threads))
-		return -EINVAL;
 	return ss_check_cfg(&ss_cfg);
 }
 
