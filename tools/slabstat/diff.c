@@ -26,6 +26,7 @@ struct mdelta {
 	int nparts;
 	struct pdelta *parts;	/* per CPU (counters) or per node (gauges) */
 	long long node[MAX_NODES];
+	int wrapped;		/* per-CPU u32 counters that wrapped */
 };
 
 struct cdelta {
@@ -93,9 +94,26 @@ static int cmp_pdelta(const void *x, const void *y)
 	return ((const struct pdelta *)x)->id - ((const struct pdelta *)y)->id;
 }
 
+/*
+ * The per-CPU statistics are unsigned int (struct kmem_cache_stats), so a
+ * busy CPU's counter wraps at 2^32 (the nfs_page report's rates wrap one
+ * every few minutes on a 96-CPU box).  A per-CPU value that dropped by
+ * more than 2^31 wrapped; it gets 2^32 added back.  A smaller drop is a
+ * clear (writing 0) or a CPU gone offline and stays negative.
+ */
+static long long unwrap(long long d, int *wrapped)
+{
+	if (d < -(1LL << 31)) {
+		(*wrapped)++;
+		return d + (1LL << 32);
+	}
+	return d;
+}
+
 static void metric_delta(struct mdelta *md, const struct metric *ma,
 			 const struct metric *mb, const struct snapshot *b)
 {
+	long long total = 0;
 	int i;
 
 	md->has_a = ma;
@@ -118,10 +136,18 @@ static void metric_delta(struct mdelta *md, const struct metric *ma,
 		int id = md->parts[i].id, node;
 
 		md->parts[i].d = (long long)(part_of(mb, id) - part_of(ma, id));
+		if (md->type == M_COUNTER)
+			md->parts[i].d = unwrap(md->parts[i].d, &md->wrapped);
+		total += md->parts[i].d;
 		node = md->type == M_COUNTER ? cpu_node_of(b, id) : id;
 		if (node >= 0 && node < MAX_NODES)
 			md->node[node] += md->parts[i].d;
 	}
+	if (md->type != M_COUNTER)
+		return;
+	/* without CONFIG_SMP there are no C parts: the sum is the one CPU */
+	md->delta = md->nparts ? total : unwrap(md->delta, &md->wrapped);
+	md->value = (double)md->delta;
 }
 
 static int cmp_mdelta(const void *x, const void *y)
@@ -282,6 +308,11 @@ static void text_cache(const struct delta *d, const struct cdelta *cd,
 		tbl_add(t, cells);
 	}
 	tbl_print(t, stdout);
+	for (i = 0; i < cd->nm; i++)
+		if (cd->m[i].wrapped)
+			printf("note: %s: %s on %d CPU(s); delta corrected\n",
+			       cd->m[i].name, "the per-CPU counter wrapped at 2^32",
+			       cd->m[i].wrapped);
 
 	putchar('\n');
 	t = tbl_new(2);
@@ -509,6 +540,8 @@ static void print_json(const struct delta *d)
 			}
 			jw_int(&w, "delta", m->delta);
 			jw_dbl(&w, "value", m->value);
+			if (m->wrapped)
+				jw_int(&w, "wrapped_cpus", m->wrapped);
 			if (change_pct(m, &pct))
 				jw_dbl(&w, "change_pct", pct);
 			else

@@ -215,6 +215,22 @@ check_eq "diff: sheaf_capacity 0 makes the sheaf ratio n/a" \
 	"SHEAF_FLUSH / sheaf_capacity n/a" \
 	"$(grep '^SHEAF_FLUSH / sheaf_capacity' <<<"$OUT" | sed 's/  */ /g')"
 
+# per-CPU counters are u32: CPU 0 wraps (2^32 - 296 -> 704), CPU 1 is
+# cleared (1,000 -> 0): +1,000 and -1,000, the sum drops by 2^32 + 296
+cp -a "$T/u1" "$T/wrap1"
+cp -a "$T/u1" "$T/wrap3"
+stat_file "$T/wrap1/sys/kernel/slab/nfs_page_test/alloc_fastpath" 4294967000 1000 0 500
+stat_file "$T/wrap3/sys/kernel/slab/nfs_page_test/alloc_fastpath" 704 0 0 800
+snap "$T/wrap1" >"$T/wrap1.json"
+snap "$T/wrap3" >"$T/wrap3.json"
+sl diff --per-node "$T/wrap1.json" "$T/wrap3.json"
+check_eq "diff: a per-CPU u32 wrap is corrected, a clear stays negative" \
+	"alloc_fastpath 4,294,968,500 1,504 300 +0.00%" "$(row alloc_fastpath "$OUT")"
+check_has "diff: the wrap is reported" \
+	"note: alloc_fastpath: the per-CPU counter wrapped at 2^32 on 1 CPU(s); delta corrected" "$OUT"
+check_eq "diff: per-node split after a wrap" "alloc_fastpath 0 300 300" \
+	"$(row alloc_fastpath "$(awk '/^per-node split/{f=1} f' <<<"$OUT")")"
+
 sl diff --csv "$T/u1.json" "$T/p3.json"
 check_has "diff --csv: header" "cache,kind,metric,before,after,delta,change_pct" "$OUT"
 check_has "diff --csv: counter row" "nfs_page_test,counter,free_slowpath,500000,1500000,1000000,200.00" "$OUT"
