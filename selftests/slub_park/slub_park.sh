@@ -249,10 +249,17 @@ find_module() {
 	return 1
 }
 
+# Parameter descriptions "name:desc (type)": modinfo, or (busybox modinfo
+# wants modules.dep even for a path) the .modinfo strings of the .ko itself.
+param_lines() {
+	pl=$(modinfo -F parm "$KO" 2>/dev/null)
+	[ -n "$pl" ] || pl=$(modinfo "$KO" 2>/dev/null | sed -n 's/^parm:[[:space:]]*//p')
+	[ -n "$pl" ] || pl=$(tr '\000' '\n' < "$KO" | sed -n 's/^parm=//p')
+	echo "$pl"
+}
+
 valid_params() {
-	vp=$(modinfo -F parm "$KO" 2>/dev/null | sed 's/:.*//')
-	[ -n "$vp" ] || vp=$(modinfo "$KO" 2>/dev/null | awk '/^parm:/ { print $2 }' | sed 's/:.*//')
-	echo "$vp"
+	param_lines | sed -n 's/^\([A-Za-z0-9_]*\):.*/\1/p'
 }
 
 # load [params...]; 0 when loaded.
@@ -989,7 +996,7 @@ usage() {
 	if [ -n "$KO" ]; then
 		echo
 		echo "Module parameters ($KO):"
-		modinfo "$KO" 2>/dev/null | grep '^parm:'
+		param_lines | sed 's/^/  /'
 	fi
 }
 
@@ -1063,7 +1070,6 @@ main() {
 	trap 'cleanup; exit 1' INT TERM HUP
 
 	ktap_print_header
-	diag "module $KO; nodes: $NODES; mode $MODE; kernel $(uname -r)"
 
 	if [ "$MODE" = manual ]; then
 		valid=$(valid_params)
@@ -1085,6 +1091,7 @@ main() {
 			fi
 		done
 		ktap_set_plan 4
+		diag "module $KO; nodes: $NODES; mode $MODE $*; kernel $(uname -r)"
 		run_test manual_load t_manual_load "$@"
 		run_test manual_run t_manual_run
 		run_test manual_rmmod t_manual_rmmod
@@ -1093,6 +1100,7 @@ main() {
 	fi
 
 	ktap_set_plan 15
+	diag "module $KO; nodes: $NODES; mode $MODE; kernel $(uname -r)"
 	run_test bad_params_load t_bad_params_load
 	run_test load t_load
 	run_test run_cross t_run_cross
