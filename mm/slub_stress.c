@@ -656,9 +656,7 @@ static int ss_free_fn(void *arg)
 		if (ss_producers_done(t)) {
 			/* nothing more will be produced: empty the rings */
 			for (i = 0; i < t->nrings; i++)
-				while (ss_drain_ring(t, t->rings[i], UINT_MAX,
-						     mask))
-					;
+				ss_drain_ring(t, t->rings[i], UINT_MAX, mask);
 			break;
 		}
 		ss_wait_work(t);
@@ -676,26 +674,31 @@ static void ss_destroy_obj(void *obj)
 		kmem_cache_free(ss_cache, obj);
 }
 
+/* Thread @i of @run, allocators first; NULL if not set up (yet). */
+static struct ss_thread *ss_thread_at(struct ss_run *run, unsigned int i)
+{
+	if (i < run->nalloc)
+		return run->allocs ? run->allocs[i] : NULL;
+	return run->frees ? run->frees[i - run->nalloc] : NULL;
+}
+
+/* Also undoes a partial setup: anything may still be NULL. */
 static void ss_free_run(struct ss_run *run)
 {
 	unsigned int i;
 
 	for (i = 0; i < run->nalloc + run->nfree; i++) {
-		struct ss_thread *t = i < run->nalloc ? run->allocs[i] :
-					run->frees[i - run->nalloc];
+		struct ss_thread *t = ss_thread_at(run, i);
 
-		if (!t)
-			continue;
-		if (t->task)
+		if (t && t->task)
 			kthread_stop(t->task);
 	}
 	/* every object left in a ring goes back to the cache (F8: no NULLs) */
-	for (i = 0; i < run->nrings; i++)
+	for (i = 0; run->rings && i < run->nrings; i++)
 		if (run->rings[i].ring.queue)
 			ptr_ring_cleanup(&run->rings[i].ring, ss_destroy_obj);
 	for (i = 0; i < run->nalloc + run->nfree; i++) {
-		struct ss_thread *t = i < run->nalloc ? run->allocs[i] :
-					run->frees[i - run->nalloc];
+		struct ss_thread *t = ss_thread_at(run, i);
 
 		if (!t)
 			continue;
@@ -749,8 +752,7 @@ static int ss_attach(struct ss_run *run)
 	unsigned int i;
 
 	for (i = 0; i < run->nalloc + run->nfree; i++) {
-		struct ss_thread *t = i < run->nalloc ? run->allocs[i] :
-					run->frees[i - run->nalloc];
+		struct ss_thread *t = ss_thread_at(run, i);
 
 		t->rings = kcalloc(t->nrings, sizeof(*t->rings), GFP_KERNEL);
 		if (!t->rings)
@@ -868,8 +870,7 @@ static int ss_create_threads(struct ss_run *run)
 	for (i = 0; i < run->nalloc + run->nfree; i++) {
 		bool is_alloc = i < run->nalloc;
 		unsigned int idx = is_alloc ? i : i - run->nalloc;
-		struct ss_thread *t = is_alloc ? run->allocs[idx] :
-					run->frees[idx];
+		struct ss_thread *t = ss_thread_at(run, i);
 		struct task_struct *task;
 
 		task = kthread_create_on_node(is_alloc ? ss_alloc_fn :
@@ -1139,7 +1140,6 @@ static void ss_print_result(struct seq_file *m, const struct ss_result *res)
 
 static void ss_run_work(struct work_struct *work)
 {
-	unsigned long done;
 	struct ss_run *run;
 	unsigned int i, state;
 	u64 end, pct;
@@ -1180,9 +1180,10 @@ static void ss_run_work(struct work_struct *work)
 		wake_up(&run->allocs[i]->wq);
 
 	/* no hung-task splat while the freers empty the rings */
-	do {
-		done = wait_for_completion_timeout(&run->all_done, HZ);
-	} while (!done);
+	for (i = 1; !wait_for_completion_timeout(&run->all_done, HZ); i++)
+		if (i == 30)
+			pr_err("run %u: %d threads still busy 30 s after the stop\n",
+			       run->seq, atomic_read(&run->live));
 	run->end_ns = ktime_get_ns();
 
 	if (READ_ONCE(run->error))
