@@ -1069,8 +1069,6 @@ main() {
 	trap cleanup EXIT
 	trap 'cleanup; exit 1' INT TERM HUP
 
-	ktap_print_header
-
 	if [ "$MODE" = manual ]; then
 		valid=$(valid_params)
 		for kv in "$@"; do
@@ -1090,6 +1088,11 @@ main() {
 				SLAB=/sys/kernel/slab/$CACHE
 			fi
 		done
+	fi
+
+	ktap_print_header
+
+	if [ "$MODE" = manual ]; then
 		ktap_set_plan 4
 		diag "module $KO; nodes: $NODES; mode $MODE $*; kernel $(uname -r)"
 		run_test manual_load t_manual_load "$@"
