@@ -112,6 +112,12 @@ if [ ${#caches[@]} -gt 0 ]; then
 	fi
 fi
 
+# fail now, not after the window, on a wrong cache name or a kernel
+# without statistics
+if [ ${#caches[@]} -gt 0 ] && ! "$SLABSTAT" snap "${caches[@]}" >/dev/null; then
+	die "slabstat cannot sample ${caches[*]} (see above)"
+fi
+
 if [ -n "$outdir" ]; then
 	mkdir -p "$outdir"
 	work=$outdir

@@ -504,6 +504,23 @@ if grep -q "record mode writes every lock event to perf.data and perturbs the wo
 else
 	fail "perf-lock: record mode says why and that it perturbs the workload" "got: $OUT"
 fi
+cat >"$T/bin/slabstat-fixture" <<WRAP
+#!/bin/bash
+exec "$SLABSTAT" --sysfs-root "$T/p1/sys" --proc-root "$T/p1/proc" "\$@"
+WRAP
+chmod +x "$T/bin/slabstat-fixture"
+RC=0
+OUT=$(FAKE_LOG=$T/perf.log FAKE_BPF=1 PERF=$T/bin/perf SLABSTAT=$T/bin/slabstat-fixture \
+	"$PL" -t 0.2 nfs_page_test 2>"$T/stderr") || RC=$?
+ERR=$(cat "$T/stderr")
+check_eq "perf-lock: slabstat window of the same window next to perf" \
+	"0|slabstat window -t 0.2 nfs_page_test (same window):|  free_slowpath 500,000 500,000 0 +0.00%" \
+	"$RC|$(grep '^slabstat window' <<<"$OUT")|$(grep '^  free_slowpath ' <<<"$OUT" | head -n1 | sed 's/  */ /g; s/^ /  /')"
+RC=0
+OUT=$(FAKE_LOG=$T/perf.log FAKE_BPF=1 PERF=$T/bin/perf SLABSTAT=$T/bin/slabstat-fixture \
+	"$PL" -t 30 nfs_page_tst 2>"$T/stderr") || RC=$?
+ERR=$(cat "$T/stderr")
+check_rc_msg "perf-lock: a wrong cache fails before the window" 1 "close names: nfs_page_test"
 pl env FAKE_BPF=1 "$PL" -t 1 --sysfs-root 2>/dev/null
 check_rc_msg "perf-lock: unknown option -> exit 2 with usage" 2 "usage:"
 pl "$PL" -t 0
