@@ -7,7 +7,8 @@
 #   stat files     "<sum> C<cpu>=<n> ..." (non-zero CPUs only), mode 0600
 #   object files   "<sum> N<node>=<n> ..." (non-zero nodes only), mode 0400
 #   facts          "<n>", mode 0400 (min_partial 0600)
-# Sourced by run.sh, never executed.
+# Sourced by run.sh, never executed.  Files written with stat_file,
+# node_file or scalar_file outside mk_box get their mode from fix_modes.
 
 # Per-CPU unit deltas of every counter on the 2-node 4-CPU box
 # (CPUs 0-1 node 0, CPUs 2-3 node 1): a tree built with scale K holds
@@ -47,6 +48,30 @@ unpark_slab 74500 0 0 0
 unpark_event 10000 0 0 0
 "
 
+# Files waiting for their mode; fix_modes sets them with one chmod each
+# (a chmod per file made the fixtures slow on a loaded machine).
+FIX_MODE_0400=()
+FIX_MODE_0600=()
+FIX_MODE_0644=()
+
+fix_modes() {
+	[ ${#FIX_MODE_0400[@]} -eq 0 ] || chmod 0400 "${FIX_MODE_0400[@]}"
+	[ ${#FIX_MODE_0600[@]} -eq 0 ] || chmod 0600 "${FIX_MODE_0600[@]}"
+	[ ${#FIX_MODE_0644[@]} -eq 0 ] || chmod 0644 "${FIX_MODE_0644[@]}"
+	FIX_MODE_0400=()
+	FIX_MODE_0600=()
+	FIX_MODE_0644=()
+}
+
+# set_mode FILE MODE (0400, 0600 or 0644), applied by fix_modes
+set_mode() {
+	case $2 in
+	0400) FIX_MODE_0400+=("$1") ;;
+	0600) FIX_MODE_0600+=("$1") ;;
+	*) FIX_MODE_0644+=("$1") ;;
+	esac
+}
+
 # stat_file FILE V0 V1 ...: "<sum> C<i>=<Vi> ..." for non-zero Vi
 stat_file() {
 	local f=$1 sum=0 i=0 parts="" v
@@ -57,7 +82,7 @@ stat_file() {
 		i=$((i + 1))
 	done
 	printf '%s%s\n' "$sum" "$parts" >"$f"
-	chmod 0600 "$f"
+	set_mode "$f" 0600
 }
 
 # node_file FILE N0 N1 ...: "<sum> N<i>=<Ni> ..." for non-zero Ni
@@ -70,12 +95,12 @@ node_file() {
 		i=$((i + 1))
 	done
 	printf '%s%s\n' "$sum" "$parts" >"$f"
-	chmod 0400 "$f"
+	set_mode "$f" 0400
 }
 
 scalar_file() {
 	printf '%s\n' "$2" >"$1"
-	chmod "${3:-0400}" "$1"
+	set_mode "$1" "${3:-0400}"
 }
 
 # The non-statistics files of a 7.3 cache directory.
@@ -102,11 +127,11 @@ cache_misc() {
 	scalar_file "$d/cpu_slabs" 0
 	scalar_file "$d/slabs_cpu_partial" "0(0)"
 	: >"$d/ctor"
-	chmod 0400 "$d/ctor"
+	set_mode "$d/ctor" 0400
 	: >"$d/validate"
-	chmod 0600 "$d/validate"
+	set_mode "$d/validate" 0600
 	: >"$d/shrink"
-	chmod 0600 "$d/shrink"
+	set_mode "$d/shrink" 0600
 }
 
 # proc_stat FILE K: per-CPU lines of /proc/stat at scale K
@@ -178,4 +203,5 @@ mk_box() {
 		node_file "$d/parked" 0 $((2 * k))
 		scalar_file "$d/park" 1 0644
 	fi
+	fix_modes
 }

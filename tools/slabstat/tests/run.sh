@@ -125,8 +125,10 @@ cp -a "$T/p3" "$T/miss3"		# a counter missing after the window
 rm "$T/miss3/sys/kernel/slab/nfs_page_test/barn_get"
 cp -a "$T/u1" "$T/nosheaf1"		# sheaf_capacity 0: SLAB_NO_SHEAVES
 cp -a "$T/u3" "$T/nosheaf3"
+rm -f "$T"/nosheaf[13]/sys/kernel/slab/nfs_page_test/sheaf_capacity
 scalar_file "$T/nosheaf1/sys/kernel/slab/nfs_page_test/sheaf_capacity" 0
 scalar_file "$T/nosheaf3/sys/kernel/slab/nfs_page_test/sheaf_capacity" 0
+fix_modes
 
 cat >"$T/results" <<'RES'
 run: 3
@@ -221,6 +223,7 @@ cp -a "$T/u1" "$T/wrap1"
 cp -a "$T/u1" "$T/wrap3"
 stat_file "$T/wrap1/sys/kernel/slab/nfs_page_test/alloc_fastpath" 4294967000 1000 0 500
 stat_file "$T/wrap3/sys/kernel/slab/nfs_page_test/alloc_fastpath" 704 0 0 800
+fix_modes
 snap "$T/wrap1" >"$T/wrap1.json"
 snap "$T/wrap3" >"$T/wrap3.json"
 sl diff --per-node "$T/wrap1.json" "$T/wrap3.json"
