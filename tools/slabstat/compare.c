@@ -329,6 +329,27 @@ static void json_rows(const struct cmp *c, struct jw *w, struct row *rows,
 	}
 }
 
+/* The kernel release of a group's runs, "mixed: ..." if they differ. */
+static const char *group_kernel(const struct cmp *c, int g)
+{
+	static char buf[256];
+	const char *k0 = NULL, *k;
+	int r;
+
+	for (r = 0; r < c->nruns[g]; r++) {
+		k = jstr(jget(c->runs[g][r].doc, "kernel"));
+		if (!k)
+			k = "?";
+		if (!k0) {
+			k0 = k;
+		} else if (strcmp(k0, k)) {
+			snprintf(buf, sizeof(buf), "mixed: %s, %s, ...", k0, k);
+			return buf;
+		}
+	}
+	return k0 ? k0 : "?";
+}
+
 static void add_name(const char ***names, int *n, const char *name)
 {
 	int i;
@@ -450,11 +471,10 @@ int cmd_compare(char ***groups, int *ngroup, int ngroups, char **labels,
 	} else if (fmt == OUT_CSV) {
 		csv_header(&c);
 	} else {
-		printf("groups:");
+		printf("values are median (min-max) over the runs of a group\n");
 		for (g = 0; g < ngroups; g++)
-			printf(" %s (%d run%s)", labels[g], ngroup[g],
-			       ngroup[g] == 1 ? "" : "s");
-		printf("; values are median (min-max) over the runs of a group\n");
+			printf("group %s: %d run%s, kernel %s\n", labels[g], ngroup[g],
+			       ngroup[g] == 1 ? "" : "s", group_kernel(&c, g));
 	}
 
 	for (i = 0; i < ncaches; i++) {

@@ -329,6 +329,7 @@ check_eq "compare: results row ops_per_sec" \
 	"ops_per_sec 200 (100-300) 250 (150-350) 50 +25.00%" "$(row ops_per_sec "$OUT")"
 check_eq "compare: results row missing in every run" \
 	"alloc_lat_p50_ns absent absent - absent" "$(row alloc_lat_p50_ns "$OUT")"
+check_has "compare: group line with runs and kernel" "group on: 3 runs, kernel 7.3.4-fixture" "$OUT"
 sl compare "$T"/off{1,2}.json -- "$T"/on{2,3}.json
 check_eq "compare: even run count takes the mean of the middle two; default labels" \
 	"free_slowpath 750,000 (500,000-1,000,000) 1,250,000 (1,000,000-1,500,000) 500,000 +66.67%" \
@@ -356,6 +357,26 @@ check_has "compare --json: median of a group" \
 check_has "compare --json: change vs first" \
 	"caches.nfs_page_test.metrics.free_slowpath.groups.1.change_pct=50" "$F"
 check_has "compare --json: results median" "results.free_lat_p99_ns.groups.0.median=2000" "$F"
+
+# ---------------------------------------------------------------- several caches
+mkdir -p "$T/two1/sys/kernel/slab" "$T/two3/sys/kernel/slab"
+cp -a "$T/p1/proc" "$T/two1/"
+cp -a "$T/p1/sys/devices" "$T/two1/sys/"
+cp -a "$T/p3/proc" "$T/two3/"
+cp -a "$T/p3/sys/devices" "$T/two3/sys/"
+for c in nfs_page_test other_cache; do
+	cp -a "$T/p1/sys/kernel/slab/nfs_page_test" "$T/two1/sys/kernel/slab/$c"
+	cp -a "$T/p3/sys/kernel/slab/nfs_page_test" "$T/two3/sys/kernel/slab/$c"
+done
+"$SLABSTAT" --sysfs-root "$T/two1/sys" --proc-root "$T/two1/proc" snap nfs_page_test other_cache >"$T/two1.json"
+"$SLABSTAT" --sysfs-root "$T/two3/sys" --proc-root "$T/two3/proc" snap nfs_page_test other_cache >"$T/two3.json"
+sl diff "$T/two1.json" "$T/two3.json"
+check_eq "diff: one section per cache" "cache: nfs_page_test|cache: other_cache" \
+	"$(grep '^cache: ' <<<"$OUT" | paste -sd'|')"
+check_eq "diff: second cache's rows" "free_slowpath 500,000 1,500,000 1,000,000 +200.00%" \
+	"$(row free_slowpath "$(awk '/^cache: other_cache/{f=1} f' <<<"$OUT")")"
+sl --sysfs-root "$T/two1/sys" --proc-root "$T/two1/proc" snap nfs_page_test nfs_page_test
+check_rc_msg "error: a cache given twice" 1 "given twice"
 
 # ---------------------------------------------------------------- errors
 E=$T/err/sys/kernel/slab
