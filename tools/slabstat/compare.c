@@ -381,7 +381,8 @@ static int cache_rows(const struct cmp *c, const char *cache, struct row **out,
 			for (i = 0; m && m->type == J_OBJ && i < m->n; i++)
 				add_name(&names, &n, m->keys[i]);
 		}
-	qsort(names, n, sizeof(*names), cmp_name);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_name);
 	rows = xcalloc(n + nr_derived, sizeof(*rows));
 	for (i = 0; i < n; i++) {
 		rows[i].name = names[i];

@@ -131,7 +131,8 @@ static void metric_delta(struct mdelta *md, const struct metric *ma,
 		add_part(md, ma->parts[i].id);
 	for (i = 0; i < mb->nparts; i++)
 		add_part(md, mb->parts[i].id);
-	qsort(md->parts, md->nparts, sizeof(*md->parts), cmp_pdelta);
+	if (md->nparts > 1)
+		qsort(md->parts, md->nparts, sizeof(*md->parts), cmp_pdelta);
 	for (i = 0; i < md->nparts; i++) {
 		int id = md->parts[i].id, node;
 
@@ -174,7 +175,8 @@ static void cache_delta(struct cdelta *cd, const struct cache *ca,
 		cd->m[cd->nm].name = ca->m[i].name;
 		metric_delta(&cd->m[cd->nm++], &ca->m[i], NULL, b);
 	}
-	qsort(cd->m, cd->nm, sizeof(*cd->m), cmp_mdelta);
+	if (cd->nm > 1)
+		qsort(cd->m, cd->nm, sizeof(*cd->m), cmp_mdelta);
 	for (j = 0; j < nr_derived; j++)
 		cd->dstate[j] = derive(j, mdelta_get, cd, &cd->dval[j]);
 }

@@ -205,7 +205,8 @@ static noreturn void no_such_cache(const char *slabdir, const char *name)
 		}
 	}
 	closedir(d);
-	qsort(hits, nhits, sizeof(*hits), cmp_hit);
+	if (nhits > 1)
+		qsort(hits, nhits, sizeof(*hits), cmp_hit);
 	for (i = 0; i < nhits && i < 8; i++)
 		o += snprintf(line + o, sizeof(line) - o, "%s%s", i ? ", " : "",
 			      hits[i].name);
@@ -296,7 +297,8 @@ static void read_cache(struct cache *c, const char *name)
 		c->m[c->nm++] = m;
 	}
 	closedir(d);
-	qsort(c->m, c->nm, sizeof(*c->m), cmp_metric);
+	if (c->nm > 1)
+		qsort(c->m, c->nm, sizeof(*c->m), cmp_metric);
 	for (n = 0; n < c->nm; n++)
 		if (c->m[n].type == M_COUNTER)
 			return;
@@ -691,7 +693,8 @@ void snap_load(struct snapshot *s, const char *path)
 		load_metrics(c, jget(caches->v[i], "counters"), M_COUNTER, path);
 		load_metrics(c, jget(caches->v[i], "gauges"), M_GAUGE, path);
 		load_metrics(c, jget(caches->v[i], "facts"), M_FACT, path);
-		qsort(c->m, c->nm, sizeof(*c->m), cmp_metric);
+		if (c->nm > 1)
+			qsort(c->m, c->nm, sizeof(*c->m), cmp_metric);
 	}
 	v = jget(root, "results");
 	for (i = 0; v && v->type == J_OBJ && i < v->n; i++) {
