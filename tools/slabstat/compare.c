@@ -23,8 +23,15 @@ struct run {
 
 struct stats {
 	int n;
+	int undef;		/* derived rows: runs with a zero denominator */
 	double med, min, max;
 };
+
+/* What a group without values shows: "n/a" if a denominator was 0. */
+static const char *missing(const struct stats *s)
+{
+	return s->undef ? "n/a" : "absent";
+}
 
 /* One row: a metric, derived row or result, summarised per group. */
 struct row {
@@ -80,7 +87,7 @@ static void collect(const struct cmp *c, struct row *row, const char *cache)
 	row->g = xcalloc(c->ngroups, sizeof(*row->g));
 	for (g = 0; g < c->ngroups; g++) {
 		double *v = xcalloc(c->nruns[g], sizeof(double));
-		int n = 0;
+		int n = 0, undef = 0;
 
 		for (r = 0; r < c->nruns[g]; r++) {
 			const struct run *run = &c->runs[g][r];
@@ -92,14 +99,20 @@ static void collect(const struct cmp *c, struct row *row, const char *cache)
 			} else if (row->dindex >= 0) {
 				const struct jval *m = run_metrics(run, cache);
 
-				if (m && derive(row->dindex, run_value, m, &x) == D_OK)
+				enum dstate st = m ? derive(row->dindex, run_value, m, &x) :
+						     D_ABSENT;
+
+				if (st == D_OK)
 					v[n++] = x;
+				else if (st == D_UNDEF)
+					undef++;
 			} else {
 				if (run_value(run_metrics(run, cache), row->name, &x))
 					v[n++] = x;
 			}
 		}
 		summarise(&row->g[g], v, n);
+		row->g[g].undef = undef;
 		free(v);
 	}
 }
@@ -118,7 +131,7 @@ static void fmt_stats(char *buf, size_t len, const struct row *row,
 	char med[32], lo[32], hi[32];
 
 	if (!s->n) {
-		snprintf(buf, len, "absent");
+		snprintf(buf, len, "%s", missing(s));
 		return;
 	}
 	fmt_value(med, sizeof(med), row, s->med);
@@ -196,7 +209,8 @@ static void text_rows(const struct cmp *c, struct row *rows, int nrows,
 				k++;
 			}
 			if (!both)
-				snprintf(buf[k], 128, "absent");
+				snprintf(buf[k], 128, "%s", row->g[0].n ?
+					 missing(&row->g[g]) : missing(&row->g[0]));
 			else if (change_vs_first(row, g, &pct))
 				snprintf(buf[k], 128, "%+.2f%%", pct);
 			else
@@ -277,7 +291,8 @@ static void csv_rows(const struct cmp *c, struct row *rows, int nrows,
 				snprintf(b, sizeof(b), "%.10g", s->med - row->g[0].med);
 			csv_cell(stdout, b, false);
 			if (!both)
-				snprintf(b, sizeof(b), "absent");
+				snprintf(b, sizeof(b), "%s", row->g[0].n ?
+					 missing(s) : missing(&row->g[0]));
 			else if (change_vs_first(row, g, &pct))
 				snprintf(b, sizeof(b), "%.2f", pct);
 			else
@@ -312,6 +327,8 @@ static void json_rows(const struct cmp *c, struct jw *w, struct row *rows,
 				jw_dbl(w, "median", s->med);
 				jw_dbl(w, "min", s->min);
 				jw_dbl(w, "max", s->max);
+			} else if (s->undef) {
+				jw_str(w, "undefined", "zero denominator in every run");
 			} else {
 				jw_str(w, "absent", "no run has it");
 			}

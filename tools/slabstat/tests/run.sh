@@ -341,6 +341,11 @@ check_eq "compare: three groups" \
 check_eq "compare: third group vs the first" \
 	"free_slowpath 1,000,000 (500,000-1,500,000) 1,500,000 (1,000,000-2,000,000) 1,250,000 (1,000,000-1,500,000) 500,000 +50.00% 250,000 +25.00%" \
 	"$(row free_slowpath "$OUT")"
+"$SLABSTAT" diff --json "$T/nosheaf1.json" "$T/nosheaf3.json" >"$T/nosheaf.json"
+sl compare --labels nosheaves,sheaves "$T/nosheaf.json" -- "$T"/off{1,2}.json
+check_eq "compare: a zero denominator in every run is n/a, not absent" \
+	"SHEAF_FLUSH / sheaf_capacity n/a 7,500 (5,000-10,000) n/a" \
+	"$(row "SHEAF_FLUSH / sheaf_capacity" "$OUT")"
 sl compare --csv --labels off,on "$T"/off{1,2,3}.json -- "$T"/on{2,3,4}.json
 check_has "compare --csv: header (medians right after the metric)" \
 	"metric,off,on,kind,cache,off_runs,off_min,off_max,on_runs,on_min,on_max,on_delta,on_change_pct" "$OUT"
