@@ -106,8 +106,14 @@ for s in "${stages[@]}"; do
 	dst=$(basename "$src")
 	[ "$s" != "$src" ] && dst=${s#*:}
 	[ -e "$src" ] || { echo "run-guest: --stage $src: no such file" >&2; exit 4; }
-	mkdir -p "$(dirname "$root/slabpark/$dst")"
-	cp -a "$src" "$root/slabpark/$dst"
+	if [ -d "$src" ]; then
+		# a directory's contents go to DST (so --stage DIR:. fills /slabpark)
+		mkdir -p "$root/slabpark/$dst"
+		cp -a "$src/." "$root/slabpark/$dst"
+	else
+		mkdir -p "$(dirname "$root/slabpark/$dst")"
+		cp -a "$src" "$root/slabpark/$dst"
+	fi
 done
 {
 	echo "dir /bin 0755 0 0"
