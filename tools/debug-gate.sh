@@ -11,13 +11,16 @@
 #
 # Usage: tools/debug-gate.sh [--kernel BUILD_DIR] [--variant patched|base]
 #                            [--boots default,park2] [--skip GROUPS]
-#                            [--timeout S] [--out DIR]
+#                            [--kunit-slow] [--timeout S] [--out DIR]
 #
 #   --kernel DIR     use this kernel build (debug config) instead of building
 #   --variant V      build tools/build-kernel.sh --variant V (default patched)
 #   --boots LIST     which boots: default (no slab_park=), park2 (slab_park=2)
 #   --skip GROUPS    comma-separated guest groups not to run: kunit,
 #                    kselftest, stress, fuzz, rmmod, kmemleak
+#   --kunit-slow     also run slub_kunit's slow cases (the kmalloc_nolock
+#                    kprobe case: more than 300 s under TCG + KASAN; they
+#                    are reported as skipped otherwise)
 #   --timeout S      per boot (default 1500; GUEST_TIMEOUT=)
 #   --out DIR        results (default $SLABPARK_CACHE/runs/debug-gate-<boot>)
 #
@@ -40,6 +43,7 @@ kdir=
 variant=patched
 boots=default,park2
 skip=
+slow=0
 tmo=${GUEST_TIMEOUT:-1500}
 outbase=
 while [ $# -gt 0 ]; do
@@ -48,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--variant) [ $# -ge 2 ] || usage; variant=$2; shift 2 ;;
 	--boots) [ $# -ge 2 ] || usage; boots=$2; shift 2 ;;
 	--skip) [ $# -ge 2 ] || usage; skip=$2; shift 2 ;;
+	--kunit-slow) slow=1; shift ;;
 	--timeout) [ $# -ge 2 ] || usage; tmo=$2; shift 2 ;;
 	--out) [ $# -ge 2 ] || usage; outbase=$2; shift 2 ;;
 	-h|--help) usage ;;
@@ -60,8 +65,9 @@ for b in "${bootlist[@]}"; do
 	case "$b" in default|park2) ;; *) sp_die "--boots: unknown boot '$b' (default, park2)" ;; esac
 done
 IFS=, read -r -a skiplist <<<"$skip"
+[ "$slow" = 1 ] && skiplist+=(kunit-slow)
 for g in "${skiplist[@]}"; do
-	case "$g" in kunit|kselftest|stress|fuzz|rmmod|kmemleak) ;;
+	case "$g" in kunit|kselftest|stress|fuzz|rmmod|kmemleak|kunit-slow) ;;
 	*) sp_die "--skip: unknown group '$g'" ;;
 	esac
 done
