@@ -184,8 +184,17 @@ struct ss_thread {
 	struct ss_lat lat;
 };
 
+/* Read from /sys/kernel/slab/<cache_name>/, -1 where unreadable. */
+struct ss_facts {
+	int sheaf_capacity;
+	int objs_per_slab;
+	int order;
+	int slab_size;
+};
+
 struct ss_run {
 	struct ss_cfg cfg;
+	struct ss_facts facts;
 	unsigned int seq;
 	bool stop;
 	bool stop_requested;
@@ -205,14 +214,6 @@ struct ss_run {
 	wait_queue_head_t ctl_wq;
 	atomic_t live;
 	struct completion all_done;
-};
-
-/* Read from /sys/kernel/slab/<cache_name>/, -1 where unreadable. */
-struct ss_facts {
-	int sheaf_capacity;
-	int objs_per_slab;
-	int order;
-	int slab_size;
 };
 
 /* What results prints; a copy of the last run once it is over. */
@@ -245,7 +246,6 @@ static struct ss_run *ss_cur;		/* under ss_mutex, NULL when idle */
 static struct ss_result ss_last;	/* under ss_mutex */
 static unsigned int ss_seq;		/* under ss_mutex */
 static bool ss_exiting;			/* under ss_mutex */
-static struct ss_facts ss_facts = { -1, -1, -1, -1 };
 
 static void ss_run_work(struct work_struct *work);
 static DECLARE_WORK(ss_work, ss_run_work);
@@ -914,16 +914,24 @@ static int ss_read_sysfs_int(const char *attr)
 	return val;
 }
 
-static void ss_read_cache_facts(void)
+/*
+ * Not under ss_mutex: sysfs reads take a seq_file lock, and results_show()
+ * takes ss_mutex under its own seq_file lock (same lockdep class).  And in
+ * process context: path lookup from a kworker does not find /sys.
+ */
+static void ss_read_cache_facts(struct ss_facts *f)
 {
-	ss_facts.sheaf_capacity = ss_read_sysfs_int("sheaf_capacity");
-	ss_facts.objs_per_slab = ss_read_sysfs_int("objs_per_slab");
-	ss_facts.order = ss_read_sysfs_int("order");
-	ss_facts.slab_size = ss_read_sysfs_int("slab_size");
+	f->sheaf_capacity = ss_read_sysfs_int("sheaf_capacity");
+	f->objs_per_slab = ss_read_sysfs_int("objs_per_slab");
+	f->order = ss_read_sysfs_int("order");
+	f->slab_size = ss_read_sysfs_int("slab_size");
 }
 
-/* Start a run with the current ss_cfg; called with ss_mutex held. */
-static int ss_start_locked(void)
+/*
+ * Start a run with the current ss_cfg; called with ss_mutex held, @facts
+ * read just before without it.
+ */
+static int ss_start_locked(const struct ss_facts *facts)
 {
 	unsigned int *per_cpu;
 	struct ss_run *run;
@@ -944,6 +952,7 @@ static int ss_start_locked(void)
 		return -ENOMEM;
 	}
 	run->cfg = ss_cfg;
+	run->facts = *facts;
 	run->seq = ss_seq + 1;
 	run->wake_at = max(1U, run->cfg.inflight / 2);
 	init_waitqueue_head(&run->gate_wq);
@@ -959,7 +968,6 @@ static int ss_start_locked(void)
 		return ret;
 	}
 
-	ss_read_cache_facts();
 	ss_seq = run->seq;
 	WRITE_ONCE(ss_cur, run);
 	queue_work(system_dfl_long_wq, &ss_work);
@@ -1020,7 +1028,7 @@ static void ss_collect(struct ss_run *run, struct ss_result *res,
 		if (res->free_seen)
 			res->free_seen[i] = t->seen;
 	}
-	res->facts = ss_facts;
+	res->facts = run->facts;
 }
 
 static u64 ss_ops_per_sec(const struct ss_result *res)
@@ -1298,7 +1306,8 @@ static ssize_t ss_param_read(struct file *file, char __user *ubuf,
 }
 
 /* Validate and store one parameter; called with ss_mutex held. */
-static int ss_param_set(unsigned long id, const char *str)
+static int ss_param_set(unsigned long id, const char *str,
+			const struct ss_facts *facts)
 {
 	unsigned int uval;
 	int ival, ret;
@@ -1363,7 +1372,7 @@ static int ss_param_set(unsigned long id, const char *str)
 			pr_err("run: write 1 to start a run\n");
 			return -EINVAL;
 		}
-		ret = ss_start_locked();
+		ret = ss_start_locked(facts);
 		break;
 	case SS_F_STOP:
 		if (uval != 1) {
@@ -1384,6 +1393,7 @@ static ssize_t ss_param_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
 	unsigned long id = *(unsigned long *)file->private_data;
+	struct ss_facts facts;
 	char buf[32];
 	int ret;
 
@@ -1393,12 +1403,14 @@ static ssize_t ss_param_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	buf[count] = '\0';
 	strim(buf);
+	if (id == SS_F_RUN)
+		ss_read_cache_facts(&facts);
 
 	mutex_lock(&ss_mutex);
 	if (ss_cur && id != SS_F_STOP)
 		ret = -EBUSY;
 	else
-		ret = ss_param_set(id, buf);
+		ret = ss_param_set(id, buf, &facts);
 	mutex_unlock(&ss_mutex);
 	if (ret)
 		return ret;
@@ -1559,14 +1571,13 @@ static int __init slub_stress_init(void)
 		pr_err("cannot create cache %s\n", cache_name);
 		return -ENOMEM;
 	}
-	ss_read_cache_facts();
+	ss_read_cache_facts(&ss_last.facts);
 	ss_last.cfg = ss_cfg;
-	ss_last.facts = ss_facts;
 	ss_debugfs_init();
 
 	if (start) {
 		mutex_lock(&ss_mutex);
-		ret = ss_start_locked();
+		ret = ss_start_locked(&ss_last.facts);
 		mutex_unlock(&ss_mutex);
 		if (ret) {
 			debugfs_remove_recursive(ss_dir);
