@@ -31,7 +31,8 @@ medians() {
 		END {
 			split("0 1 2 base", order, " ")
 			printf "placement"
-			for (i = 1; i <= 4; i++) if (order[i] in m) printf " park%s", order[i]
+			names["0"] = "off"; names["1"] = "on"; names["2"] = "always"; names["base"] = "base"
+			for (i = 1; i <= 4; i++) if (order[i] in m) printf " %s", names[order[i]]
 			print ""
 			for (q in p) {
 				printf "%s", q
@@ -57,7 +58,7 @@ done
 
 plots="plot for [i=2:$ncol] '$work/ops.dat' using i:xtic(1) title columnheader(i)"
 cat >"$work/plot.gp" <<GP
-set terminal png size 1200,900
+set terminal png size 1200,900 noenhanced
 set output '$dir/parking.png'
 set multiplot layout 3,1 title 'slab parking, same boot (TCG guest: compare ratios, not absolute numbers)'
 set style data histogram
