@@ -11,7 +11,7 @@
 #
 # Usage: tools/debug-gate.sh [--kernel BUILD_DIR] [--variant patched|base]
 #                            [--boots default,park2] [--skip GROUPS]
-#                            [--kunit-slow] [--timeout S] [--out DIR]
+#                            [--kunit-slow] [--full] [--timeout S] [--out DIR]
 #
 #   --kernel DIR     use this kernel build (debug config) instead of building
 #   --variant V      build tools/build-kernel.sh --variant V (default patched)
@@ -21,6 +21,8 @@
 #   --kunit-slow     also run slub_kunit's slow cases (the kmalloc_nolock
 #                    kprobe case: more than 300 s under TCG + KASAN; they
 #                    are reported as skipped otherwise)
+#   --full           also repeat the module/debugfs parameter fuzz in the
+#                    slab_park=2 boot (by default only the park fuzz is)
 #   --timeout S      per boot (default 1500; GUEST_TIMEOUT=)
 #   --out DIR        results (default $SLABPARK_CACHE/runs/debug-gate-<boot>)
 #
@@ -44,6 +46,7 @@ variant=patched
 boots=default,park2
 skip=
 slow=0
+full=0
 tmo=${GUEST_TIMEOUT:-1500}
 outbase=
 while [ $# -gt 0 ]; do
@@ -53,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--boots) [ $# -ge 2 ] || usage; boots=$2; shift 2 ;;
 	--skip) [ $# -ge 2 ] || usage; skip=$2; shift 2 ;;
 	--kunit-slow) slow=1; shift ;;
+	--full) full=1; shift ;;
 	--timeout) [ $# -ge 2 ] || usage; tmo=$2; shift 2 ;;
 	--out) [ $# -ge 2 ] || usage; outbase=$2; shift 2 ;;
 	-h|--help) usage ;;
@@ -105,14 +109,20 @@ summary=()
 for b in "${bootlist[@]}"; do
 	n=$((n + 1))
 	append=()
-	[ "$b" = park2 ] && append=(--append slab_park=2)
+	extra=()
+	if [ "$b" = park2 ]; then
+		append=(--append slab_park=2)
+		# the module and debugfs parameter fuzz does not depend on the
+		# parking mode: once per gate is enough (time budget of make check)
+		[ "$full" = 1 ] || extra=(fuzz-params)
+	fi
 	out=${outbase:+$outbase/$b}
 	out=${out:-$SLABPARK_CACHE/runs/debug-gate-$b}
 	t0=$(date +%s)
 	set +e
 	tools/vm/run-guest.sh --kernel "$kdir" "${stages[@]}" "${kunit_stage[@]}" \
 		"${append[@]}" --timeout "$tmo" --out "$out" \
-		-- tools/guest/debug-gate.sh "$b" "${skiplist[@]}" 2>&1 | sed -u 's/^/    /'
+		-- tools/guest/debug-gate.sh "$b" "${skiplist[@]}" "${extra[@]}" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}
 	set -e
 	dt=$(( $(date +%s) - t0 ))

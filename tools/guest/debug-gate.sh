@@ -8,7 +8,8 @@
 # Usage: debug-gate.sh [LABEL [SKIP...]]
 #   LABEL   a name for this boot, printed in the summary (default: default)
 #   SKIP    test groups not to run: kunit kselftest stress fuzz rmmod kmemleak;
-#           the word kunit-slow instead runs slub_kunit's slow cases too
+#           the word kunit-slow instead runs slub_kunit's slow cases too;
+#           fuzz-params skips the module and debugfs parameter fuzz only
 #
 # Tests (KTAP, one test point each):
 #   kunit          insmod slub_kunit; every case of
@@ -763,7 +764,15 @@ for t in kunit kselftest stress fuzz rmmod kmemleak; do
 	kunit) t_kunit ;;
 	kselftest) t_kselftest ;;
 	stress) t_boot_park; t_stress ;;
-	fuzz) t_fuzz_modparam; t_fuzz_debugfs; t_fuzz_park ;;
+	fuzz)
+		if skipped fuzz-params; then
+			say "fuzz-modparam, fuzz-debugfs: skipped on request (they do not depend on the parking mode)"
+		else
+			t_fuzz_modparam
+			t_fuzz_debugfs
+		fi
+		t_fuzz_park
+		;;
 	rmmod) t_rmmod ;;
 	kmemleak) t_kmemleak ;;
 	esac
