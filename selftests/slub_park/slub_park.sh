@@ -36,6 +36,7 @@ CANARY=
 SEQ=0
 PARK_OLD=
 WERR=
+DR_PARKED=
 # The unpark delayed work runs 100 ms after the first park; allow slack.
 QUIESCE_S=0.5
 PARKED_POLL_TICKS=20	# x 0.1 s = 2 s
@@ -345,12 +346,14 @@ do_run() {
 		diag "$dr_name: reading wait failed"
 		return 1
 	fi
+	# parked count right at the end of the run (read-only walk)
+	DR_PARKED=$(parked_now)
 	cat "$DBG/results" > "$TMP/$dr_name.res"
 	: > "$TMP/$dr_name.stats"
 	for dr_s in $STAT_FILES; do
 		[ -e "$SLAB/$dr_s" ] && echo "$dr_s $(stat_sum "$dr_s")" >> "$TMP/$dr_name.stats"
 	done
-	diag "$dr_name: $dr_state; $(res "$TMP/$dr_name.res" frees) frees, $(res "$TMP/$dr_name.res" ops_per_sec) ops/s, remote $(res "$TMP/$dr_name.res" remote_free_pct)%"
+	diag "$dr_name: $dr_state; $(res "$TMP/$dr_name.res" frees) frees, $(res "$TMP/$dr_name.res" ops_per_sec) ops/s, remote $(res "$TMP/$dr_name.res" remote_free_pct)%${DR_PARKED:+, parked at end $DR_PARKED}"
 	return 0
 }
 
@@ -841,22 +844,43 @@ t_park_counters() {
 	return "$ok"
 }
 
-# Nothing stays parked: the delayed work alone unparks (no reads that unpark).
+# Nothing stays parked: the delayed work alone unparks (no reads that unpark;
+# reading "parked" is a read-only walk).  parked is sampled during the run to
+# show that slabs were parked at all.
 t_park_no_stranded() {
 	need_parking || return
 	need_two_nodes || return
 	ok=0
 	set_park 2 || return 1
-	do_run strand placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
-		duration_ms="$PARK_DUR_MS" || return 1
+	for kv in placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+		  duration_ms="$PARK_DUR_MS"; do
+		write_file "$DBG/${kv%%=*}" "${kv#*=}" || { diag "cannot set $kv: $WERR"; return 1; }
+	done
+	clear_stats
+	write_file "$DBG/run" 1 || { diag "cannot start run: $WERR"; return 1; }
+	max=0
+	while [ "$(cat "$DBG/status")" = running ]; do
+		p=$(parked_now)
+		[ "${p:-0}" -gt "$max" ] && max=$p
+		nap 0.05
+	done
+	state=$(cat "$DBG/wait")
 	first=$(parked_now)
 	left=$(wait_parked_zero)
-	diag "parked right after the run: $first, after polling: $left"
+	ps=$(stat_sum park_slab)
+	diag "run $state; park_slab $ps; parked: max $max during the run, $first at its end, $left after polling"
 	[ "$left" = 0 ] || { diag "$left slabs stranded 2 s after the run"; ok=1; }
 	restore_park
-	if [ "$ok" -eq 0 ] && [ "$first" = 0 ] && why=$(frees_deferred strand); then
-		skip "nothing was parked ($why)"
-		return
+	if [ "$ok" -eq 0 ] && [ "${ps:-0}" = 0 ]; then
+		cat "$DBG/results" > "$TMP/strand.res"
+		: > "$TMP/strand.stats"
+		for s in free_fastpath free_slowpath; do
+			echo "$s $(stat_sum "$s")" >> "$TMP/strand.stats"
+		done
+		if why=$(frees_deferred strand); then
+			skip "nothing was parked ($why)"
+			return
+		fi
 	fi
 	return "$ok"
 }
@@ -923,17 +947,23 @@ t_destroy_parked() {
 		park_note="no parking in this kernel; plain destroy right after a run"
 	fi
 	if [ "$NR_NODES" -ge 2 ]; then
-		do_run destroy placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
-			duration_ms="$PARK_DUR_MS" || return 1
+		set -- placement=cross alloc_node="$NODE_A" free_node="$NODE_B"
 	else
-		do_run destroy placement=local duration_ms="$PARK_DUR_MS" || return 1
+		set -- placement=local
 	fi
-	parked=$(parked_now)
+	for kv in "$@" duration_ms="$PARK_DUR_MS"; do
+		write_file "$DBG/${kv%%=*}" "${kv#*=}" || { diag "cannot set $kv: $WERR"; return 1; }
+	done
+	clear_stats
 	PARK_OLD=	# the cache goes away with the module
+	# canary first, so that rmmod follows the end of the run at once
 	canary || return 1
+	write_file "$DBG/run" 1 || { diag "cannot start run: $WERR"; return 1; }
+	state=$(cat "$DBG/wait")
+	parked=$(parked_now)
 	unload || return 1
 	ok=0
-	diag "$park_note; parked at rmmod: ${parked:-n/a}"
+	diag "$park_note; run $state; parked at rmmod: ${parked:-n/a}"
 	[ ! -e "$SLAB" ] || { diag "$SLAB still exists after rmmod"; ok=1; }
 	return "$ok"
 }
