@@ -772,18 +772,23 @@ static int ss_attach(struct ss_run *run)
  * Thread layout, T(n) = threads or the number of online CPUs of node n:
  * cross:    T(alloc_node) allocators, T(free_node) freers, max of both
  *           rings, ring i from allocator i % A to freer i % F.
- * local:    T allocators and T freers on alloc_node, allocator i and
- *           freer i on the same CPU, one ring between them.
+ * local:    T allocators and T freers on alloc_node, one ring between
+ *           allocator i and freer i.
  * balanced: T(n) allocators and T(n) freers on each of alloc_node and
  *           free_node; allocator i of a node has one ring to freer i of
  *           its own node and one to freer i % T(other) of the other node,
  *           and alternates between them.
+ * Threads are spread over the node's CPUs in order, and where allocators
+ * and freers share a node the freers come after the allocators: with T
+ * equal to the node's CPUs, allocator i and freer i share a CPU (two
+ * threads per CPU, as when NFS submits and completes on one node); with
+ * T half of them, every thread has a CPU of its own.
  */
 static int ss_layout(struct ss_run *run, unsigned int *per_cpu)
 {
 	const struct ss_cfg *cfg = &run->cfg;
 	int nodes[2] = { cfg->alloc_node, cfg->free_node };
-	unsigned int cnt[2], i, j;
+	unsigned int cnt[2], first, i, j;
 
 	cnt[0] = cfg->threads ?: ss_node_cpus(nodes[0]);
 	cnt[1] = cnt[0];
@@ -823,7 +828,7 @@ static int ss_layout(struct ss_run *run, unsigned int *per_cpu)
 			run->allocs[i] = ss_new_thread(run, true, nodes[side],
 						       idx, per_cpu);
 			run->frees[i] = ss_new_thread(run, false, nodes[side],
-						      idx, per_cpu);
+						      cnt[side] + idx, per_cpu);
 			if (!run->allocs[i] || !run->frees[i])
 				return -ENOMEM;
 		}
@@ -845,9 +850,11 @@ static int ss_layout(struct ss_run *run, unsigned int *per_cpu)
 			if (!run->allocs[i])
 				return -ENOMEM;
 		}
+		/* in local, freers take the CPUs after the allocators' */
+		first = cfg->placement == SS_LOCAL ? cnt[0] : 0;
 		for (i = 0; i < run->nfree; i++) {
-			run->frees[i] = ss_new_thread(run, false, nodes[1], i,
-						      per_cpu);
+			run->frees[i] = ss_new_thread(run, false, nodes[1],
+						      first + i, per_cpu);
 			if (!run->frees[i])
 				return -ENOMEM;
 		}

