@@ -1127,6 +1127,11 @@ main() {
 			skip_all "debugfs not mounted and cannot be mounted (CONFIG_DEBUG_FS)"
 	fi
 	find_module || skip_all "$MODULE_MISSING"
+	# A module built for another kernel cannot load: SKIP, not FAIL.
+	vm=$(tr '\000' '\n' < "$KO" | sed -n 's/^vermagic=\([^ ]*\).*/\1/p' | head -n 1)
+	if [ -n "$vm" ] && [ "$vm" != "$(uname -r)" ]; then
+		skip_all "$KO is built for kernel $vm, this is $(uname -r)"
+	fi
 	if mod_loaded; then
 		rmmod "$MOD" 2>/dev/null || skip_all "$MOD is loaded and cannot be removed"
 	fi
