@@ -350,13 +350,14 @@ TEST_F(slab, stat_format)
 
 	if (!self->has_stats)
 		SKIP(return, "no stat files in %s (CONFIG_SLUB_STATS=n)", self->dir);
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		ret = slab_parse(self, files[i], 'C', &sp);
 		if (ret == -ENOENT)
 			continue;
 		ASSERT_EQ(0, ret) TH_LOG("%s: cannot parse", files[i]);
-		EXPECT_EQ(sp.sum, sp.part_sum) TH_LOG("%s: sum %llu != sum of C parts %llu",
-						       files[i], sp.sum, sp.part_sum);
+		EXPECT_EQ(sp.sum, sp.part_sum)
+			TH_LOG("%s: sum %llu != sum of C parts %llu",
+			       files[i], sp.sum, sp.part_sum);
 	}
 }
 
@@ -455,7 +456,8 @@ TEST_F(slab, shrink_empty)
 
 	if (!(assume && !strcmp(assume, "1")) &&
 	    !stress_owns_idle_cache(self->cache))
-		SKIP(return, "%s is not the idle slub_stress cache; set SLUB_PARK_ASSUME_EMPTY=1 to force",
+		SKIP(return,
+		     "%s is not the idle slub_stress cache; SLUB_PARK_ASSUME_EMPTY=1 forces it",
 		     self->cache);
 	slab_path(self, "shrink", path, sizeof(path));
 	ASSERT_EQ(0, write_str(path, "1"));
