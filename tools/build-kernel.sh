@@ -8,6 +8,8 @@
 #
 #   --variant patched   base + patches/series (default; PATCHES=none means base)
 #   --variant base      the pristine 7.3 tree
+#   --variant upto<N>   base + the first N patches of the series (e.g. the
+#                       no-functional-change patch alone, to compare it)
 #   --config NAME       tools/configs/base.config plus tools/configs/NAME.config
 #                       for each '+'-separated NAME (e.g. debug, lockstat,
 #                       numa-off); default: just base
@@ -43,7 +45,7 @@ while [ $# -gt 0 ]; do
 	*) usage ;;
 	esac
 done
-case "$variant" in patched|base) ;; *) usage ;; esac
+case "$variant" in patched|base|upto[0-9]*) ;; *) usage ;; esac
 
 frags=("$SLABPARK_TOP/tools/configs/base.config")
 cfgname=base
@@ -78,6 +80,12 @@ if [ -z "${KSRC:-}" ]; then
 		"$SLABPARK_TOP/tools/series.sh" base --tree "$src"
 	else
 		"$SLABPARK_TOP/tools/series.sh" apply --tree "$src"
+	fi
+	if [[ "$variant" == upto* ]]; then
+		upto=${variant#upto}
+		total=$(git -C "$src" rev-list --count base..slabpark)
+		[ "$upto" -le "$total" ] || sp_die "--variant $variant: the series has $total patches"
+		git -C "$src" checkout -q --detach "slabpark~$((total - upto))"
 	fi
 	treeid=$(git -C "$src" rev-parse 'HEAD^{tree}')
 else
