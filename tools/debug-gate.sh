@@ -108,10 +108,12 @@ n=0 failed=0
 summary=()
 for b in "${bootlist[@]}"; do
 	n=$((n + 1))
-	append=()
+	# The runner boots with 'quiet' (console loglevel 4): WARN splats and
+	# lockdep reports are KERN_WARNING and would not reach the console.
+	append=(--append loglevel=5)
 	extra=()
 	if [ "$b" = park2 ]; then
-		append=(--append slab_park=2)
+		append+=(--append slab_park=2)
 		# the module and debugfs parameter fuzz does not depend on the
 		# parking mode: once per gate is enough (time budget of make check)
 		[ "$full" = 1 ] || extra=(fuzz-params)

@@ -44,7 +44,8 @@ out=$SLABPARK_CACHE/runs/soak-$(date +%Y%m%d-%H%M%S)
 sp_stage "soak: ${DURATION}s on $bdir (guest timeout $((DURATION + margin))s, output $out)"
 
 set +e
-tools/vm/run-guest.sh --kernel "$bdir" "${stages[@]}" --nodes "$NODES" \
+# loglevel=5: WARN and lockdep splats (KERN_WARNING) reach the console
+tools/vm/run-guest.sh --kernel "$bdir" "${stages[@]}" --append loglevel=5 --nodes "$NODES" \
 	--cpus-per-node "$CPUS_PER_NODE" --timeout "$((DURATION + margin))" \
 	--out "$out" -- tools/guest/soak.sh "$DURATION"
 rc=$?

@@ -786,6 +786,15 @@ for t in kunit kselftest stress fuzz rmmod kmemleak; do
 	kmemleak) t_kmemleak ;;
 	esac
 done
+# backstop for the host's console check: kernel problems in dmesg
+tp_begin
+dmesg >"$OUT/dmesg-$LABEL.txt"
+probs=$(grep -cE 'WARNING:|BUG:|Oops|KASAN:|ODEBUG:|possible (circular|recursive) locking|inconsistent lock state|Bad page state|still has objects|Objects remaining|blocked for more than' "$OUT/dmesg-$LABEL.txt")
+if [ "$probs" != 0 ]; then
+	bad "$probs kernel problem line(s) in dmesg:"
+	grep -m 5 -A 12 -E 'WARNING:|BUG:|Oops|KASAN:|ODEBUG:|possible (circular|recursive) locking|inconsistent lock state|Bad page state|still has objects|Objects remaining|blocked for more than' "$OUT/dmesg-$LABEL.txt" | head -n 40 | sed 's/^/#   /'
+fi
+tp_end dmesg "$probs problem lines"
 echo "1..$TESTNO"
 say "debug gate '$LABEL': kunit cases $KUNIT_PASS passed/$KUNIT_FAIL failed/$KUNIT_SKIP skipped," \
 	"fuzz $FUZZ cases ($FUZZ_BAD bad), $RMMODS rmmods mid-run, $STRESS_RUNS stress runs ($PARKS slabs parked), $LEAKS leaks"
