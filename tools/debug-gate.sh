@@ -23,7 +23,7 @@
 #                    are reported as skipped otherwise)
 #   --full           also repeat the module/debugfs parameter fuzz in the
 #                    slab_park=2 boot (by default only the park fuzz is)
-#   --timeout S      per boot (default 1500; GUEST_TIMEOUT=)
+#   --timeout S      per boot (default 3000; GUEST_TIMEOUT=)
 #   --out DIR        results (default $SLABPARK_CACHE/runs/debug-gate-<boot>)
 #
 # KSRC=/path/to/tree builds and tests that tree as is (as build-kernel.sh
@@ -47,7 +47,7 @@ boots=default,park2
 skip=
 slow=0
 full=0
-tmo=${GUEST_TIMEOUT:-1500}
+tmo=${GUEST_TIMEOUT:-3000}
 outbase=
 while [ $# -gt 0 ]; do
 	case "$1" in
