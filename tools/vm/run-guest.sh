@@ -157,7 +157,8 @@ for ((n = 0; n < nodes; n++)); do
 done
 # no_timer_check: under TCG on a loaded host the IO-APIC timer check can
 # fail spuriously and panic the boot.
-cmdline="console=ttyS0 panic=-1 quiet no_timer_check rdinit=/init${append}"
+# loglevel=5 after quiet: warnings (WARN, lockdep, KASAN) reach the console.
+cmdline="console=ttyS0 panic=-1 quiet loglevel=5 no_timer_check rdinit=/init${append}"
 qemu+=(-append "$cmdline")
 printf '%q ' "${qemu[@]}" >"$out/qemu.cmd"
 echo >>"$out/qemu.cmd"
