@@ -21,8 +21,10 @@
 #   --kunit-slow     also run slub_kunit's slow cases (the kmalloc_nolock
 #                    kprobe case: more than 300 s under TCG + KASAN; they
 #                    are reported as skipped otherwise)
-#   --full           also repeat the module/debugfs parameter fuzz in the
-#                    slab_park=2 boot (by default only the park fuzz is)
+#   --full           also run the kselftest, the module/debugfs parameter
+#                    fuzz and the rmmods in the slab_park=2 boot (by
+#                    default that boot runs slub_kunit, the stress runs,
+#                    the park fuzz and kmemleak)
 #   --timeout S      per boot (default 3000; GUEST_TIMEOUT=)
 #   --out DIR        results (default $SLABPARK_CACHE/runs/debug-gate-<boot>)
 #
@@ -114,9 +116,12 @@ for b in "${bootlist[@]}"; do
 	extra=()
 	if [ "$b" = park2 ]; then
 		append+=(--append slab_park=2)
-		# the module and debugfs parameter fuzz does not depend on the
-		# parking mode: once per gate is enough (time budget of make check)
-		[ "$full" = 1 ] || extra=(fuzz-params)
+		# The kselftest, the module and debugfs parameter fuzz and the
+		# rmmods do not depend on the parking mode: once per gate is
+		# enough (time budget of make check).  This boot runs slub_kunit,
+		# the stress runs, the park fuzz and kmemleak with every cache
+		# of the system parking on each transition.
+		[ "$full" = 1 ] || extra=(kselftest fuzz-params rmmod)
 	fi
 	out=${outbase:+$outbase/$b}
 	out=${out:-$SLABPARK_CACHE/runs/debug-gate-$b}

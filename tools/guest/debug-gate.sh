@@ -68,14 +68,20 @@ CASE_BAD=0
 say() { echo "# $*"; }
 
 # Result of one test point: pass when no case of it went wrong.
-tp_begin() { CASE_BAD=0; }
+# The comment of each result line ends with the test point's wall time.
+TP_T0=0
+tp_begin() {
+	CASE_BAD=0
+	TP_T0=$(date +%s)
+}
 tp_end() {
 	TESTNO=$((TESTNO + 1))
+	c="${2:+$2, }$(($(date +%s) - TP_T0))s"
 	if [ "$CASE_BAD" = 0 ]; then
-		echo "ok $TESTNO $1${2:+ # $2}"
+		echo "ok $TESTNO $1 # $c"
 		NPASS=$((NPASS + 1))
 	else
-		echo "not ok $TESTNO $1${2:+ # $2}"
+		echo "not ok $TESTNO $1 # $c"
 		NFAIL=$((NFAIL + 1))
 	fi
 }
