@@ -17,6 +17,10 @@
 # report prints "key: value" lines (or one CSV line with --csv):
 #   label, class, contentions, acquisitions, con_bounces, acq_bounces,
 #   waittime_total_us, waittime_avg_us, waittime_max_us
+# then, key-value form only, the class's call sites as lockdep records
+# them (the first LOCKSTAT_POINTS = 4 distinct sites since the clear):
+#   contention_point: COUNT SYMBOL    where a CPU waited for the lock
+#   contending_point: COUNT SYMBOL    where the holder had taken it
 # Times are microseconds as printed by kernel/locking/lockdep_proc.c.
 # A class that has not been acquired since the last clear has no line
 # in /proc/lock_stat and reports zeros.
@@ -45,16 +49,47 @@ need_file() {
 #   waittime-avg acq-bounces acquisitions holdtime-min/max/total/avg
 parse() {
 	awk -v class="$LOCK_CLASS" -v label="$1" -v csv="$2" '
-	{
-		i = index($0, ":")
-		if (!i)
-			next
-		name = substr($0, 1, i - 1)
+	function base(name) {
 		sub(/^ +/, "", name)
 		sub(/-[WR]$/, "", name)
 		sub(/\/[0-9]+$/, "", name)
 		sub(/#[0-9]+$/, "", name)
-		if (name != class)
+		return name
+	}
+	# a class line is followed by a dash line, its contention points,
+	# a dash line and its contending points (seq_stats())
+	/^ *-+ *$/ {
+		if (inclass)
+			block++
+		next
+	}
+	/\[<[0-9a-fA-F]+>\]/ {
+		if (!inclass)
+			next
+		n = split($0, f, " ")
+		for (j = 1; j <= n; j++)
+			if (f[j] ~ /^\[</)
+				break
+		if (j < 2 || j > n)
+			next
+		if (base(substr($0, 1, 40)) != class)
+			next
+		sym = f[j + 1]
+		for (k = j + 2; k <= n; k++)
+			sym = sym " " f[k]
+		pts[++npts] = (block == 1 ? "contention_point" : "contending_point") ": " f[j - 1] " " sym
+		next
+	}
+	{
+		i = index($0, ":")
+		if (!i) {
+			inclass = 0
+			next
+		}
+		name = base(substr($0, 1, i - 1))
+		inclass = (name == class)
+		block = 0
+		if (!inclass)
 			next
 		n = split(substr($0, i + 1), f, " ")
 		if (n < 12)
@@ -74,6 +109,8 @@ parse() {
 		printf "contentions: %.0f\nacquisitions: %.0f\n", con, acq
 		printf "con_bounces: %.0f\nacq_bounces: %.0f\n", conb, acqb
 		printf "waittime_total_us: %.2f\nwaittime_avg_us: %.2f\nwaittime_max_us: %.2f\n", wtot, avg, wmax
+		for (j = 1; j <= npts; j++)
+			print pts[j]
 	}' "$LOCK_STAT_FILE"
 }
 

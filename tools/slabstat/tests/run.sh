@@ -456,12 +456,20 @@ ls_line() {
 	printf '%221s\n' '' | tr ' ' '-'
 	echo
 	ls_line '&n->list_lock' 4321 5000 0.10 1234.56 25000.50 5.00 70000 1000000 0.05 80.00 90000.00 0.09
-	printf '%40s %14s %29s %s\n' '&n->list_lock' 3000 '[<ffffffff812345a0>]' '__slab_free+0x1a0/0x3c0'
-	printf '%40s %14s %29s %s\n' '&n->list_lock' 2000 '[<ffffffff81234000>]' 'get_partial_node_bulk+0x50/0x200'
+	printf '%27s%13s\n' '' '-------------'
+	printf '%40s %14s %29s %s\n' '&n->list_lock' 3000 '[<00000000c0ffee01>]' '__slab_free+0x1a0/0x3c0'
+	printf '%40s %14s %29s %s\n' '&n->list_lock' 2000 '[<00000000c0ffee02>]' 'get_partial_node_bulk+0x50/0x200'
+	printf '%27s%13s\n' '' '-------------'
+	printf '%40s %14s %29s %s\n' '&n->list_lock' 4000 '[<00000000c0ffee03>]' 'refill_sheaf+0x10/0x90 [slub_stress]'
 	echo
 	printf '%221s\n' '' | tr ' ' '.'
 	echo
 	ls_line '&zone->lock' 10 20 0.20 2.00 10.00 0.50 30 40 0.10 1.00 2.00 0.05
+	printf '%29s%11s\n' '' '-----------'
+	printf '%40s %14s %29s %s\n' '&zone->lock' 7 '[<00000000c0ffee04>]' 'rmqueue_bulk+0x10/0x90'
+	echo
+	printf '%221s\n' '' | tr ' ' '.'
+	echo
 	ls_line '&n->list_lock#2' 1 2 0.10 7000.25 100.00 50.00 3 4 0.10 1.00 2.00 0.50
 } >"$T/lock_stat"
 RC=0
@@ -475,7 +483,10 @@ con_bounces: 4322
 acq_bounces: 70003
 waittime_total_us: 25100.50
 waittime_avg_us: 5.02
-waittime_max_us: 7000.25" "$OUT"
+waittime_max_us: 7000.25
+contention_point: 3000 __slab_free+0x1a0/0x3c0
+contention_point: 2000 get_partial_node_bulk+0x50/0x200
+contending_point: 4000 refill_sheaf+0x10/0x90 [slub_stress]" "$OUT"
 OUT=$(LOCK_STAT_FILE=$T/lock_stat sh "$LS" report --csv on)
 check_eq "lockstat-report: CSV line" "on,&n->list_lock,5002,1000004,4322,70003,25100.50,5.02,7000.25" "$OUT"
 check_eq "lockstat-report: CSV header" \
@@ -494,6 +505,38 @@ RC=0
 sh "$LS" frob 2>"$T/stderr" || RC=$?
 ERR=$(cat "$T/stderr")
 check_rc_msg "lockstat-report: usage error -> exit 2" 2 "^usage:"
+
+# ---------------------------------------------------------------- summarize-lockstat.sh
+SLS=$TOOLS/summarize-lockstat.sh
+mkdir -p "$T/lockstat"
+# (the format of tools/lockstat-report.sh report, checked above)
+printf '%s\n' "label: cross park=0 round 1" "class: &n->list_lock" "contentions: 5002" \
+	"acquisitions: 1000004" "con_bounces: 4322" "acq_bounces: 70003" \
+	"waittime_total_us: 25100.50" "waittime_avg_us: 5.02" "waittime_max_us: 7000.25" \
+	"contention_point: 3000 __slab_free+0x1a0/0x3c0" \
+	"contention_point: 2000 get_partial_node_bulk+0x50/0x200" \
+	"contending_point: 4000 refill_sheaf+0x10/0x90 [slub_stress]" >"$T/lockstat/cross-park0-1.txt"
+printf '%s\n' "contentions: 1000" "acquisitions: 1000000" "waittime_total_us: 100.00" \
+	"waittime_avg_us: 0.10" "waittime_max_us: 3.00" \
+	"contention_point: 1000 __slab_free+0x10/0x3c0" >"$T/lockstat/cross-park0-2.txt"
+printf '%s\n' "contentions: 2" "acquisitions: 900000" "waittime_total_us: 1.00" \
+	"waittime_avg_us: 0.50" "waittime_max_us: 0.70" \
+	"contention_point: 2 get_partial_node_bulk+0x50/0x200" >"$T/lockstat/cross-park2-1.txt"
+OUT=$(bash "$SLS" "$T/lockstat")
+check_eq "summarize-lockstat: class table, medians (even count: mean of the middle two)" \
+"cross      off             3001        1000002    0.300%       12600.25       2.56    3501.62
+cross      always             2         900000    0.000%           1.00       0.50       0.70" \
+	"$(echo "$OUT" | grep '^cross ' | grep -v 'waiter\|holder')"
+check_eq "summarize-lockstat: call sites summed per function, median over runs, missing run = 0" \
+"cross      off     waiter  __slab_free                              2000
+cross      off     waiter  get_partial_node_bulk                    1000
+cross      off     holder  refill_sheaf                             2000
+cross      always  waiter  get_partial_node_bulk                       2" \
+	"$(echo "$OUT" | grep -E '^cross +[a-z]+ +(waiter|holder) ')"
+RC=0
+bash "$SLS" "$T/none" 2>"$T/stderr" >/dev/null || RC=$?
+ERR=$(cat "$T/stderr")
+check_rc_msg "summarize-lockstat: missing directory -> usage, exit 2" 2 "^usage:"
 
 # ---------------------------------------------------------------- perf-lock.sh
 PL=$TOOLS/perf-lock.sh
