@@ -107,10 +107,7 @@ if [ -f "$stamp" ] && grep -qxF "$want" "$stamp" && artifact_ok; then
 fi
 
 makeargs=(-C "$src" O="$bdir" ARCH=x86_64 -j"$(sp_jobs)")
-if command -v ccache >/dev/null 2>&1; then
-	export CCACHE_DIR=${CCACHE_DIR:-$SLABPARK_CACHE/ccache}
-	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
-	export CCACHE_BASEDIR=$SLABPARK_CACHE
+if sp_use_ccache; then
 	makeargs+=(CC="ccache gcc")
 fi
 

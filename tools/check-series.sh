@@ -35,8 +35,7 @@ fi
 mkdir -p "$bdir"
 
 makeargs=(-C "$wt" O="$bdir" ARCH=x86_64 -j"$(sp_jobs)" W=1)
-if command -v ccache >/dev/null 2>&1; then
-	export CCACHE_DIR=${CCACHE_DIR:-$SLABPARK_CACHE/ccache} CCACHE_BASEDIR=$SLABPARK_CACHE
+if sp_use_ccache; then
 	makeargs+=(CC="ccache gcc")
 fi
 cat "$SLABPARK_TOP/tools/configs/base.config" >"$bdir/slabpark.fragment"

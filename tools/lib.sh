@@ -71,3 +71,19 @@ sp_series_hash() {
 sp_jobs() {
 	nproc 2>/dev/null || echo 2
 }
+
+# sp_use_ccache: set up ccache for a kernel build; false when it is not
+# installed.  The caller then adds CC="ccache gcc" to make.
+# Depend mode: on a miss, ccache's default modes run the preprocessor
+# besides the compiler, which for kernel sources (large headers) made a
+# cold build 72% slower than plain gcc (kernel/ and fs/, base config: 223 s
+# against 130 s on 2 cores); depend mode hashes the sources and the
+# headers listed in the compiler's -MMD output instead: 152 s cold, 18 s
+# warm.  Kbuild always passes -Wp,-MMD.
+sp_use_ccache() {
+	command -v ccache >/dev/null 2>&1 || return 1
+	export CCACHE_DIR=${CCACHE_DIR:-$SLABPARK_CACHE/ccache}
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+	export CCACHE_BASEDIR=$SLABPARK_CACHE
+	export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
+}
