@@ -6,6 +6,9 @@
 #
 # Environment:
 #   DURATION=600     seconds of stress in the guest (default 600)
+#   NO_SHEAVES=0|1   every load with/without sheaves (default: random,
+#                    1 in 4 loads without: their frees and allocations
+#                    all take the slab slow paths)
 #   DEBUG=1          use the debug kernel (tools/configs/debug.config):
 #                    lockdep, KASAN, kmemleak, ... (slower, fewer runs)
 #   PATCHES=none     the unpatched base (no parking to toggle)
@@ -27,6 +30,7 @@ NODES=${NODES:-2}
 CPUS_PER_NODE=${CPUS_PER_NODE:-2}
 case "$DURATION" in ''|*[!0-9]*|0) sp_die "DURATION=$DURATION: must be a positive number of seconds" ;; esac
 case "$DEBUG" in 0|1) ;; *) sp_die "DEBUG=$DEBUG: must be 0 or 1" ;; esac
+case "${NO_SHEAVES:-random}" in 0|1|random) ;; *) sp_die "NO_SHEAVES=$NO_SHEAVES: must be 0, 1 or random" ;; esac
 
 cfg=()
 margin=$((300 + DURATION / 10))
@@ -47,7 +51,7 @@ set +e
 # loglevel=5: WARN and lockdep splats (KERN_WARNING) reach the console
 tools/vm/run-guest.sh --kernel "$bdir" "${stages[@]}" --append loglevel=5 --nodes "$NODES" \
 	--cpus-per-node "$CPUS_PER_NODE" --timeout "$((DURATION + margin))" \
-	--out "$out" -- tools/guest/soak.sh "$DURATION"
+	--out "$out" -- tools/guest/soak.sh "$DURATION" "${NO_SHEAVES:-random}"
 rc=$?
 set -e
 line=$(sed -n 's/^SLABPARK-SOAK //p' "$out/console.txt" 2>/dev/null | tail -n 1)

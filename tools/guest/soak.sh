@@ -3,7 +3,9 @@
 #
 # Guest side of 'make soak' (tools/soak.sh); busybox sh as /slabpark/run.sh.
 #
-# Usage: soak.sh DURATION_S
+# Usage: soak.sh DURATION_S [NO_SHEAVES]
+#   NO_SHEAVES  0 or 1: every module load uses that no_sheaves (default:
+#               random, 1 in 4 loads without sheaves)
 #
 # Until DURATION_S seconds have passed: runs of the stress module with
 # random placement, threads, inflight, batch, sample_shift and duration_ms,
@@ -24,6 +26,8 @@
 set -u
 
 DURATION=${1:-600}
+NO_SHEAVES=${2:-random}
+case "$NO_SHEAVES" in 0|1|random) ;; *) echo "soak.sh: NO_SHEAVES must be 0, 1 or random" >&2; exit 2 ;; esac
 case "$DURATION" in ''|*[!0-9]*) echo "soak.sh: DURATION_S must be a number" >&2; exit 2 ;; esac
 S=/slabpark
 KO=$S/mm/slub_stress.ko
@@ -78,7 +82,8 @@ load() {
 		return 1
 	fi
 	sz=$(pick 32 64 96 96 96 192 512 4096)
-	ns=$(pick 0 0 0 1)
+	ns=$NO_SHEAVES
+	[ "$ns" = random ] && ns=$(pick 0 0 0 1)
 	say "load: obj_size=$sz no_sheaves=$ns"
 	if ! insmod "$KO" obj_size="$sz" no_sheaves="$ns"; then
 		bad "insmod obj_size=$sz no_sheaves=$ns failed"
