@@ -167,7 +167,11 @@ done
 if grep -qx 'CONFIG_KASAN_GENERIC=y' "$kdir/.config" 2>/dev/null; then
 	append=" no5lvl$append"
 fi
-cmdline="console=ttyS0 panic=-1 quiet loglevel=5 no_timer_check rdinit=/init${append}"
+# oops=panic: an oops in a kthread that holds a spinlock (as a list
+# corruption under list_lock does) leaves the other vCPUs spinning on it and
+# the guest hung until --timeout; with oops=panic and panic=-1 the guest
+# stops at once (-no-reboot) and the report is the last thing on the console.
+cmdline="console=ttyS0 panic=-1 oops=panic quiet loglevel=5 no_timer_check rdinit=/init${append}"
 qemu+=(-append "$cmdline")
 printf '%q ' "${qemu[@]}" >"$out/qemu.cmd"
 echo >>"$out/qemu.cmd"
