@@ -43,9 +43,16 @@ function median(s, n,   a, k, i, j, t) {
 	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }'
 
-# the mode column (7 wide) by name
-mode_names() {
-	sed -E 's/^([a-z]+ +)0      /\1off    /; s/^([a-z]+ +)1      /\1on     /; s/^([a-z]+ +)2      /\1always /'
+# awk: the park mode by name
+MODE_NAME='
+function mode_name(m) {
+	return m == 0 ? "off" : m == 1 ? "on" : m == 2 ? "always" : m
+}'
+
+# The awk programs below print "SORT KEYS<TAB>row"; the rows are sorted on
+# the keys (mode by number) and printed without them.
+sorted_rows() {
+	LC_ALL=C sort "$@" | cut -f2-
 }
 
 class_row() {
@@ -57,17 +64,18 @@ class_row() {
 
 echo
 echo "== &n->list_lock (CONFIG_LOCK_STAT; all caches' list_locks, medians of the runs)"
-each_run class_row | awk "$MEDIAN"'
+each_run class_row | awk "$MEDIAN$MODE_NAME"'
 	{ k = $1 " " $2; keys[k] = 1
 	  for (i = 3; i <= 7; i++) val[k, i] = val[k, i] " " $i }
 	END {
 		for (k in keys) {
 			split(k, pm, " ")
 			c = median(val[k, 3]); a = median(val[k, 4])
-			printf "%-10s %-7s %12.0f %14.0f %8.3f%% %14.2f %10.2f %10.2f\n", pm[1], pm[2],
-				c, a, (a > 0 ? 100 * c / a : 0), median(val[k, 5]), median(val[k, 6]), median(val[k, 7])
+			printf "%s %s\t%-10s %-7s %12.0f %14.0f %8.3f%% %14.2f %10.2f %10.2f\n",
+				pm[1], pm[2], pm[1], mode_name(pm[2]), c, a, (a > 0 ? 100 * c / a : 0),
+				median(val[k, 5]), median(val[k, 6]), median(val[k, 7])
 		}
-	}' | LC_ALL=C sort -k1,1 -k2,2 | mode_names | sed '1i\
+	}' | sorted_rows -k1,1 -k2,2n | sed '1i\
 placement  park     contentions   acquisitions contended  wait total us     avg us     max us'
 
 # Where the waits were: lockdep's call sites of the class (the first four
@@ -92,13 +100,15 @@ echo
 echo "== &n->list_lock call sites: waiter = contention point (where a CPU waited),"
 echo "   holder = contending point (where the CPU it waited for took the lock);"
 echo "   lockdep keeps the first 4 sites of each kind per run"
-each_run site_rows | awk "$MEDIAN"'
+each_run site_rows | awk "$MEDIAN$MODE_NAME"'
 	$1 == "RUN" { runs[$2 " " $3]++; next }
 	{ k = $2 " " $3 " " $4 " " $5; keys[k] = 1; vals[k] = vals[k] " " $6 }
 	END {
 		for (k in keys) {
 			split(k, f, " ")
-			printf "%-10s %-7s %-7s %-32s %12.0f\n", f[1], f[2], f[3], f[4], median(vals[k], runs[f[1] " " f[2]])
+			c = median(vals[k], runs[f[1] " " f[2]])
+			printf "%s %s %s %.0f\t%-10s %-7s %-7s %-32s %12.0f\n", f[1], f[2], f[3], c,
+				f[1], mode_name(f[2]), f[3], f[4], c
 		}
-	}' | LC_ALL=C sort -k1,1 -k2,2 -k3,3r -k5,5nr | mode_names | sed '1i\
+	}' | sorted_rows -k1,1 -k2,2n -k3,3r -k4,4nr | sed '1i\
 placement  park    site    function                          contentions'

@@ -39,16 +39,9 @@ LABEL=${1:-default}
 SKIPS=" $* "
 KUNIT_SLOW=0
 case "$SKIPS" in *" kunit-slow "*) KUNIT_SLOW=1 ;; esac
-S=/slabpark
-KO=$S/mm/slub_stress.ko
-MOD=slub_stress
-CACHE=nfs_page_test
-SLAB=/sys/kernel/slab/$CACHE
-DBG=/sys/kernel/debug/$MOD
+# shellcheck source=tools/guest/lib.sh
+. /slabpark/tools/guest/lib.sh
 KUNIT_RES=/sys/kernel/debug/kunit/slub_test/results
-KML=/sys/kernel/debug/kmemleak
-OUT=$S/out
-mkdir -p "$OUT"
 
 TESTNO=0
 NPASS=0
@@ -64,8 +57,6 @@ STRESS_RUNS=0
 PARKS=0
 LEAKS=0
 CASE_BAD=0
-
-say() { echo "# $*"; }
 
 # Result of one test point: pass when no case of it went wrong.
 # The comment of each result line ends with the test point's wall time.
@@ -96,23 +87,6 @@ bad() {
 }
 skipped() { case "$SKIPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
-# wr FILE VALUE: write VALUE and a newline in a child shell, so that its
-# error message ("sh: write error: Invalid argument") is complete in WERR.
-WERR=
-wr() {
-	WERR=$(sh -c 'echo "$1" > "$2"' wr "$2" "$1" 2>&1)
-}
-# first field of a sysfs/debugfs file ("<sum> C0=.." -> "<sum>")
-first() {
-	v=
-	read -r v _ <"$1" 2>/dev/null
-	echo "$v"
-}
-rval() { sed -n "s/^$1: //p" "$DBG/results"; }
-has_park() { [ -f "$SLAB/park" ]; }
-has_parked() { [ -f "$SLAB/parked" ]; }
-has_stats() { [ -f "$SLAB/park_slab" ]; }
-mod_loaded() { [ -d /sys/module/$MOD ]; }
 dmesg_tail() { dmesg | tail -n "${1:-8}" | sed 's/^/#   dmesg: /'; }
 
 unload() {
@@ -128,10 +102,7 @@ unload() {
 	return 0
 }
 
-NODE_CPUS=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' \
-	/sys/devices/system/node/node0/cpulist)
 NCPUS=$(grep -c '^processor' /proc/cpuinfo)
-NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
 BOOT_PARK=$(sed -n 's/.*slab_park=\([0-9]*\).*/\1/p' /proc/cmdline)
 say "debug gate '$LABEL': $NNODES nodes, $NCPUS CPUs ($NODE_CPUS on node 0), kernel $(uname -r), cmdline: $(cat /proc/cmdline)"
 
@@ -260,49 +231,18 @@ t_kselftest() {
 	tp_end kselftest
 }
 
-# quiesce: wait for the unpark work (100 ms) with slack, then poll
-# 'parked' for up to 2 s
-quiesce() {
-	sleep 0.5
-	has_parked || return 0
-	i=0
-	while [ "$(first "$SLAB/parked")" != 0 ] && [ $i -lt 20 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
-
 # check_invariants WHAT: after a run and quiesce
 check_invariants() {
-	if has_parked; then
-		p=$(cat "$SLAB/parked")
-		[ "${p%% *}" = 0 ] || bad "$1: parked is '$p' after quiescence, want 0"
-	fi
-	if has_stats; then
-		ps=$(first "$SLAB/park_slab")
-		us=$(first "$SLAB/unpark_slab")
-		ue=$(first "$SLAB/unpark_event")
-		PARKS=$((PARKS + ps))
-		say "$1: park_slab $ps unpark_slab $us unpark_event $ue"
-		[ "$ps" = "$us" ] || bad "$1: park_slab $ps != unpark_slab $us after quiescence"
-		[ "$us" -ge "$ue" ] 2>/dev/null || bad "$1: unpark_slab $us < unpark_event $ue"
-	fi
+	check_parking "$1" "after quiescence"
+	has_stats && say "$1: park_slab $PS unpark_slab $US unpark_event $UE"
 	# Under KASAN the frees of a run mostly wait in the quarantine; shrink
 	# purges it, and those frees park (park=2) and are unparked by the
 	# shrink itself: check the invariants once more after it.
 	wr "$SLAB/shrink" 1 || bad "$1: shrink: $WERR"
 	quiesce
-	if has_parked; then
-		p=$(cat "$SLAB/parked")
-		[ "${p%% *}" = 0 ] || bad "$1: parked is '$p' after shrink, want 0"
-	fi
-	if has_stats; then
-		ps2=$(first "$SLAB/park_slab")
-		us2=$(first "$SLAB/unpark_slab")
-		PARKS=$((PARKS + ps2 - ps))
-		say "$1: after shrink: park_slab $ps2 unpark_slab $us2"
-		[ "$ps2" = "$us2" ] || bad "$1: park_slab $ps2 != unpark_slab $us2 after shrink"
-	fi
+	check_parking "$1" "after shrink"
+	has_stats && say "$1: after shrink: park_slab $PS unpark_slab $US unpark_event $UE"
+	PARKS=$((PARKS + PS))
 	o=$(first "$SLAB/objects")
 	[ "$o" = "$OBJ_BASE" ] || bad "$1: objects is $o after the run and shrink, $OBJ_BASE before"
 }

@@ -29,15 +29,8 @@ DURATION=${1:-600}
 NO_SHEAVES=${2:-random}
 case "$NO_SHEAVES" in 0|1|random) ;; *) echo "soak.sh: NO_SHEAVES must be 0, 1 or random" >&2; exit 2 ;; esac
 case "$DURATION" in ''|*[!0-9]*) echo "soak.sh: DURATION_S must be a number" >&2; exit 2 ;; esac
-S=/slabpark
-KO=$S/mm/slub_stress.ko
-MOD=slub_stress
-CACHE=nfs_page_test
-SLAB=/sys/kernel/slab/$CACHE
-DBG=/sys/kernel/debug/$MOD
-KML=/sys/kernel/debug/kmemleak
-OUT=$S/out
-mkdir -p "$OUT"
+# shellcheck source=tools/guest/lib.sh
+. /slabpark/tools/guest/lib.sh
 
 RUNS=0
 FAILS=0
@@ -48,7 +41,6 @@ TOGGLES=0
 LOADS=0
 BAD=0
 
-say() { echo "# $*"; }
 bad() {
 	echo "# FAIL: $*"
 	BAD=1
@@ -61,21 +53,6 @@ pick() {
 	shift "$(rnd $#)"
 	echo "$1"
 }
-WERR=
-wr() { WERR=$(sh -c 'echo "$1" > "$2"' wr "$2" "$1" 2>&1); }
-first() {
-	v=
-	read -r v _ <"$1" 2>/dev/null
-	echo "$v"
-}
-rval() { sed -n "s/^$1: //p" "$DBG/results"; }
-has_park() { [ -f "$SLAB/park" ]; }
-mod_loaded() { [ -d /sys/module/$MOD ]; }
-
-NODE_CPUS=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' \
-	/sys/devices/system/node/node0/cpulist)
-NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
-
 load() {
 	if mod_loaded && ! timeout 120 rmmod $MOD; then
 		bad "rmmod failed"
@@ -159,30 +136,14 @@ one_run() {
 	fr=$(rval frees)
 	MOVED=$((MOVED + ${fr:-0}))
 
-	sleep 0.5
-	if [ -f "$SLAB/parked" ]; then
-		i=0
-		while [ "$(first "$SLAB/parked")" != 0 ] && [ $i -lt 20 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		p=$(cat "$SLAB/parked")
-		[ "${p%% *}" = 0 ] || bad "$what: parked '$p' after quiescence"
-	fi
-	ps=0 us=0 ue=0
-	if [ -f "$SLAB/park_slab" ]; then
-		ps=$(first "$SLAB/park_slab")
-		us=$(first "$SLAB/unpark_slab")
-		ue=$(first "$SLAB/unpark_event")
-		PARKS=$((PARKS + ps))
-		UNPARKS=$((UNPARKS + us))
-		[ "$ps" = "$us" ] || bad "$what: park_slab $ps != unpark_slab $us"
-		[ "$us" -ge "$ue" ] || bad "$what: unpark_slab $us < unpark_event $ue"
-	fi
+	quiesce
+	check_parking "$what" "after quiescence"
+	PARKS=$((PARKS + PS))
+	UNPARKS=$((UNPARKS + US))
 	wr "$SLAB/shrink" 1 || bad "$what: shrink: $WERR"
 	o=$(first "$SLAB/objects")
 	[ "$o" = "$base" ] || bad "$what: objects $o after the run, $base before"
-	echo "$what: ${fr:-0} frees, park ${p0:--}, $tg toggles, parked $ps unparked $us ($ue events)$([ "$BAD" = 0 ] || echo ' FAILED')"
+	echo "$what: ${fr:-0} frees, park ${p0:--}, $tg toggles, parked $PS unparked $US ($UE events)$([ "$BAD" = 0 ] || echo ' FAILED')"
 	[ "$BAD" = 0 ] || FAILS=$((FAILS + 1))
 }
 

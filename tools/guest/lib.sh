@@ -1,0 +1,87 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers shared by the guest scripts that drive the stress module
+# (debug-gate.sh, soak.sh); sourced from /slabpark/tools/guest/lib.sh, where
+# tools/stage-guest.sh puts it.  busybox sh.
+#
+# The sourcing script defines bad MESSAGE (record a failure).
+#
+# Paths: S KO MOD CACHE SLAB DBG KML OUT; topology: NNODES, NODE_CPUS
+# (CPUs of node 0).
+#   say MSG            a KTAP diagnostic line
+#   wr FILE VALUE      write VALUE; on failure the shell's error text in WERR
+#   first FILE         first field of a sysfs/debugfs file ("<sum> N0=..")
+#   rval KEY           "KEY: value" of the module's debugfs results
+#   has_park, has_parked, has_stats, mod_loaded
+#   quiesce            wait for the unpark work, then up to 2 s for parked 0
+#   check_parking WHAT WHEN
+#                      parked 0, park_slab == unpark_slab, unpark_slab >=
+#                      unpark_event (each check where the file exists);
+#                      calls bad on a violation; sets PS US UE (0 without
+#                      SLUB_STATS)
+
+# These variables are for the scripts that source this file.
+# shellcheck disable=SC2034
+S=/slabpark
+KO=$S/mm/slub_stress.ko
+MOD=slub_stress
+CACHE=nfs_page_test
+SLAB=/sys/kernel/slab/$CACHE
+DBG=/sys/kernel/debug/$MOD
+KML=/sys/kernel/debug/kmemleak
+OUT=$S/out
+mkdir -p "$OUT"
+
+NODE_CPUS=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' \
+	/sys/devices/system/node/node0/cpulist)
+NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+
+say() { echo "# $*"; }
+
+# wr FILE VALUE: write VALUE and a newline in a child shell, so that its
+# error message ("sh: write error: Invalid argument") is complete in WERR.
+WERR=
+wr() {
+	WERR=$(sh -c 'echo "$1" > "$2"' wr "$2" "$1" 2>&1)
+}
+
+first() {
+	v=
+	read -r v _ <"$1" 2>/dev/null
+	echo "$v"
+}
+
+rval() { sed -n "s/^$1: //p" "$DBG/results"; }
+has_park() { [ -f "$SLAB/park" ]; }
+has_parked() { [ -f "$SLAB/parked" ]; }
+has_stats() { [ -f "$SLAB/park_slab" ]; }
+mod_loaded() { [ -d /sys/module/$MOD ]; }
+
+# The unpark work runs 100 ms after the first park; wait with slack.
+quiesce() {
+	sleep 0.5
+	has_parked || return 0
+	i=0
+	while [ "$(first "$SLAB/parked")" != 0 ] && [ $i -lt 20 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+PS=0
+US=0
+UE=0
+check_parking() {
+	if has_parked; then
+		p=$(cat "$SLAB/parked")
+		[ "${p%% *}" = 0 ] || bad "$1: parked is '$p' $2, want 0"
+	fi
+	PS=0 US=0 UE=0
+	has_stats || return 0
+	PS=$(first "$SLAB/park_slab")
+	US=$(first "$SLAB/unpark_slab")
+	UE=$(first "$SLAB/unpark_event")
+	[ "$PS" = "$US" ] || bad "$1: park_slab $PS != unpark_slab $US $2"
+	[ "$US" -ge "$UE" ] 2>/dev/null || bad "$1: unpark_slab $US < unpark_event $UE $2"
+}
