@@ -11,14 +11,17 @@
 # random placement, threads, inflight, batch, sample_shift and duration_ms,
 # the module reloaded every few runs with a random object size and
 # sheaves on or off.  During each run 'park' is toggled at random among
-# 0, 1 and 2 (when the kernel has the switch) and the cache's sysfs
-# counters are read.  After each run, quiesce 0.5 s, then check:
+# 0, 1 and 2 (when the kernel has the switch), the cache is shrunk now and
+# then (a list walker that unparks; under KASAN it also flushes the
+# quarantine, so that frees reach the slabs while the allocators run) and
+# its sysfs counters are read.  After each run, shrink, quiesce 0.5 s,
+# then check:
 #   - the run ended 'done' with error 0
 #   - 'parked' reads 0 on every node
 #   - park_slab == unpark_slab (both zeroed at the start of the run; a
 #     toggle to 0 drains through the unparker, so it counts there too)
 #   - unpark_slab >= unpark_event
-#   - after shrink, 'objects' equals its value before the run
+#   - 'objects' equals its value before the run
 # At the end, a kmemleak scan when the kernel has kmemleak.
 # Prints a summary (runs, objects moved = sum of frees, parks, toggles,
 # failures) and "SLABPARK-SOAK ..." for the host; exit 1 on any failure.
@@ -38,6 +41,7 @@ MOVED=0
 PARKS=0
 UNPARKS=0
 TOGGLES=0
+SHRINKS=0
 LOADS=0
 BAD=0
 
@@ -117,6 +121,7 @@ one_run() {
 	fi
 	RUNS=$((RUNS + 1))
 	tg=0
+	sk=0
 	while [ "$(cat "$DBG/status")" = running ]; do
 		sleep "0.$(rnd 5)$(rnd 10)"
 		if has_park; then
@@ -124,26 +129,36 @@ one_run() {
 			wr "$SLAB/park" "$m" || bad "$what: echo $m > park during the run: $WERR"
 			tg=$((tg + 1))
 		fi
+		# shrink is a list walker that unparks; under KASAN it also
+		# flushes the quarantine, so that frees reach the slabs (and
+		# park) while the allocators run
+		if [ "$(rnd 4)" = 0 ]; then
+			wr "$SLAB/shrink" 1 || bad "$what: shrink during the run: $WERR"
+			sk=$((sk + 1))
+		fi
 		# concurrent readers of the counters the series touches
 		cat "$SLAB/partial" "$SLAB/objects" "$SLAB/objects_partial" >/dev/null
 		[ -f "$SLAB/parked" ] && cat "$SLAB/parked" >/dev/null
 		grep "^$CACHE " /proc/slabinfo >/dev/null
 	done
 	TOGGLES=$((TOGGLES + tg))
+	SHRINKS=$((SHRINKS + sk))
 	st=$(timeout 120 cat "$DBG/wait")
 	[ "$st" = "state: done" ] || bad "$what: '$st', want 'state: done'"
 	[ "$(rval error)" = 0 ] || bad "$what: error $(rval error)"
 	fr=$(rval frees)
 	MOVED=$((MOVED + ${fr:-0}))
 
+	# shrink first: under KASAN most frees of the run are still in the
+	# quarantine, and reach the slabs (and park) only now
+	wr "$SLAB/shrink" 1 || bad "$what: shrink: $WERR"
 	quiesce
-	check_parking "$what" "after quiescence"
+	check_parking "$what" "after the run, shrink and quiescence"
 	PARKS=$((PARKS + PS))
 	UNPARKS=$((UNPARKS + US))
-	wr "$SLAB/shrink" 1 || bad "$what: shrink: $WERR"
 	o=$(first "$SLAB/objects")
 	[ "$o" = "$base" ] || bad "$what: objects $o after the run, $base before"
-	echo "$what: ${fr:-0} frees, park ${p0:--}, $tg toggles, parked $PS unparked $US ($UE events)$([ "$BAD" = 0 ] || echo ' FAILED')"
+	echo "$what: ${fr:-0} frees, park ${p0:--}, $tg toggles, $sk shrinks, parked $PS unparked $US ($UE events)$([ "$BAD" = 0 ] || echo ' FAILED')"
 	[ "$BAD" = 0 ] || FAILS=$((FAILS + 1))
 }
 
@@ -182,6 +197,6 @@ if [ -f "$KML" ]; then
 	fi
 fi
 echo "# soak summary: $RUNS runs in $(( $(now) - t0 ))s, $LOADS module loads, $MOVED objects moved (frees)," \
-	"$PARKS parks, $UNPARKS unparks, $TOGGLES park toggles during runs, kmemleak $leaks, $FAILS failures"
-echo "SLABPARK-SOAK runs=$RUNS loads=$LOADS moved=$MOVED parks=$PARKS unparks=$UNPARKS toggles=$TOGGLES leaks=$leaks failures=$FAILS"
+	"$PARKS parks, $UNPARKS unparks, $TOGGLES park toggles and $SHRINKS shrinks during runs, kmemleak $leaks, $FAILS failures"
+echo "SLABPARK-SOAK runs=$RUNS loads=$LOADS moved=$MOVED parks=$PARKS unparks=$UNPARKS toggles=$TOGGLES shrinks=$SHRINKS leaks=$leaks failures=$FAILS"
 [ "$FAILS" = 0 ] && [ "$RUNS" -gt 0 ]
