@@ -328,10 +328,12 @@ clear_stats() {
 # do_run NAME key=val...: set run parameters through debugfs, clear the
 # stat counters, run to completion; results in $TMP/NAME.res, stat sums in
 # $TMP/NAME.stats.  Returns 1 when the run could not be done.  With
-# DR_SHRINK=1 the cache is shrunk every 0.1 s during the run and once at
-# its end (under KASAN this flushes the quarantine, so that the frees reach
-# the slabs while the allocators run).
+# DR_SHRINK=1 the cache is shrunk every 0.1 s during the run (under KASAN
+# this flushes the quarantine, so that the frees reach the slabs while the
+# allocators run); not after it, so that what the run left parked is still
+# there for the caller to check.
 DR_SHRINK=0
+DR_SHRINK_FAILED=0
 do_run() {
 	dr_name=$1
 	shift
@@ -348,7 +350,10 @@ do_run() {
 	fi
 	if [ "$DR_SHRINK" = 1 ]; then
 		while [ "$(cat "$DBG/status")" = running ]; do
-			echo 1 > "$SLAB/shrink"
+			if ! write_file "$SLAB/shrink" 1; then
+				diag "$dr_name: shrink during the run: $WERR"
+				DR_SHRINK_FAILED=1
+			fi
 			nap 0.1
 		done
 	fi
@@ -356,7 +361,6 @@ do_run() {
 		diag "$dr_name: reading wait failed"
 		return 1
 	fi
-	[ "$DR_SHRINK" = 1 ] && echo 1 > "$SLAB/shrink"
 	# parked count right at the end of the run (read-only walk)
 	DR_PARKED=$(parked_now)
 	cat "$DBG/results" > "$TMP/$dr_name.res"
@@ -905,46 +909,62 @@ t_park_no_stranded() {
 # refill them, both sides on the same few slabs (inflight 16..256; with 4 or
 # fewer objects per thread in flight no slab ever fills, nothing parks).
 # The cache is shrunk during the runs: shrink unparks, and under KASAN it
-# flushes the quarantine that would otherwise hold the frees of the run.
+# flushes the quarantine that would otherwise hold the frees of the run;
+# not after them, so that only the delayed work empties 'parked' then.
 # Before the fix this crashed the kernel within the first two of these runs
-# in 10 boots out of 10 (2x2 vCPUs, TCG); after it, 940-17,700 parks a run
-# (250-480 under KASAN, thanks to the shrinks).
-# Reloads the module with no_sheaves=1, and with the defaults at the end.
+# in 12 boots out of 12 (2x2 vCPUs, TCG); after it, 940-17,700 parks a run
+# (150-480 under KASAN, thanks to the shrinks).
+# Reloads the module with no_sheaves=1, and with the defaults at the end,
+# on failure too (later tests expect the default module, idle).
+nosheaves_restore() {
+	DR_SHRINK=0
+	restore_park
+	if mod_loaded; then
+		[ "$(cat "$DBG/status" 2>/dev/null)" = running ] && write_file "$DBG/stop" 1
+		unload || return 1
+	fi
+	load || return 1
+	BASE_OBJECTS=$(stat_sum objects)
+}
+
 t_park_no_sheaves() {
 	need_parking || return
 	need_two_nodes || return
 	unload || return 1
-	load no_sheaves=1 placement=cross alloc_node="$NODE_A" free_node="$NODE_B" || return 1
+	if ! load no_sheaves=1 placement=cross alloc_node="$NODE_A" free_node="$NODE_B"; then
+		load
+		return 1
+	fi
 	ok=0
 	cap=$(cat "$SLAB/sheaf_capacity" 2>/dev/null)
 	if [ -n "$cap" ] && [ "$cap" != 0 ]; then
 		diag "no_sheaves=1: sheaf_capacity $cap, expected 0"
 		ok=1
 	fi
-	set_park 2 || return 1
+	set_park 2 || { nosheaves_restore; return 1; }
 	parks=0
+	DR_SHRINK_FAILED=0
 	for inf in 16 64 256; do
 		DR_SHRINK=1
-		do_run "nosheaves$inf" placement=cross alloc_node="$NODE_A" \
+		if ! do_run "nosheaves$inf" placement=cross alloc_node="$NODE_A" \
 			free_node="$NODE_B" threads=0 inflight="$inf" batch=1 \
-			duration_ms="$PARK_DUR_MS"
-		dr_rc=$?
+			duration_ms="$PARK_DUR_MS"; then
+			nosheaves_restore
+			return 1
+		fi
 		DR_SHRINK=0
-		[ "$dr_rc" = 0 ] || return 1
 		check_run "nosheaves$inf" cross || ok=1
 		nap "$QUIESCE_S"
 		left=$(wait_parked_zero)
 		ps=$(stat_sum park_slab)
 		us=$(stat_sum unpark_slab)
-		diag "no sheaves, park=2, inflight $inf: park_slab $ps unpark_slab $us parked $left"
+		diag "no sheaves, park=2, inflight $inf: park_slab $ps unpark_slab $us parked at the end ${DR_PARKED:-?}, after quiesce $left"
 		[ "$left" = 0 ] || { diag "inflight $inf: $left slabs still parked after quiesce"; ok=1; }
 		[ "$ps" = "$us" ] || { diag "inflight $inf: park_slab $ps != unpark_slab $us"; ok=1; }
 		parks=$((parks + ${ps:-0}))
 	done
-	restore_park
-	unload || return 1
-	load || return 1
-	BASE_OBJECTS=$(stat_sum objects)
+	[ "$DR_SHRINK_FAILED" = 0 ] || ok=1
+	nosheaves_restore || return 1
 	if [ "$ok" -eq 0 ] && [ "$parks" -eq 0 ]; then
 		if deferred=$(frees_deferred nosheaves256); then
 			skip "nothing parked ($deferred)"

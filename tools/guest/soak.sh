@@ -14,14 +14,14 @@
 # 0, 1 and 2 (when the kernel has the switch), the cache is shrunk now and
 # then (a list walker that unparks; under KASAN it also flushes the
 # quarantine, so that frees reach the slabs while the allocators run) and
-# its sysfs counters are read.  After each run, shrink, quiesce 0.5 s,
-# then check:
+# its sysfs counters are read.  After each run, quiesce 0.5 s (up to
+# 2.5 s), check, shrink, quiesce and check again:
 #   - the run ended 'done' with error 0
 #   - 'parked' reads 0 on every node
 #   - park_slab == unpark_slab (both zeroed at the start of the run; a
 #     toggle to 0 drains through the unparker, so it counts there too)
 #   - unpark_slab >= unpark_event
-#   - 'objects' equals its value before the run
+#   - after the shrink, 'objects' equals its value before the run
 # At the end, a kmemleak scan when the kernel has kmemleak.
 # Prints a summary (runs, objects moved = sum of frees, parks, toggles,
 # failures) and "SLABPARK-SOAK ..." for the host; exit 1 on any failure.
@@ -149,11 +149,14 @@ one_run() {
 	fr=$(rval frees)
 	MOVED=$((MOVED + ${fr:-0}))
 
-	# shrink first: under KASAN most frees of the run are still in the
-	# quarantine, and reach the slabs (and park) only now
+	# what the run left parked must go by the delayed work alone; then
+	# shrink (under KASAN most frees of the run are still in the
+	# quarantine, and reach the slabs, and park, only now) and check again
+	quiesce
+	check_parking "$what" "after quiescence"
 	wr "$SLAB/shrink" 1 || bad "$what: shrink: $WERR"
 	quiesce
-	check_parking "$what" "after the run, shrink and quiescence"
+	check_parking "$what" "after shrink"
 	PARKS=$((PARKS + PS))
 	UNPARKS=$((UNPARKS + US))
 	o=$(first "$SLAB/objects")
