@@ -110,12 +110,12 @@ n=0 failed=0
 summary=()
 for b in "${bootlist[@]}"; do
 	n=$((n + 1))
-	# The runner boots with 'quiet' (console loglevel 4): WARN splats and
-	# lockdep reports are KERN_WARNING and would not reach the console.
-	append=(--append loglevel=5)
+	# (run-guest.sh boots with loglevel=5 after quiet: WARN splats and
+	# lockdep reports, KERN_WARNING, reach the console)
+	append=()
 	extra=()
 	if [ "$b" = park2 ]; then
-		append+=(--append slab_park=2)
+		append=(--append slab_park=2)
 		# The kselftest, the module and debugfs parameter fuzz and the
 		# rmmods do not depend on the parking mode: once per gate is
 		# enough (time budget of make check).  This boot runs slub_kunit,

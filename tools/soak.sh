@@ -48,8 +48,7 @@ out=$SLABPARK_CACHE/runs/soak-$(date +%Y%m%d-%H%M%S)
 sp_stage "soak: ${DURATION}s on $bdir (guest timeout $((DURATION + margin))s, output $out)"
 
 set +e
-# loglevel=5: WARN and lockdep splats (KERN_WARNING) reach the console
-tools/vm/run-guest.sh --kernel "$bdir" "${stages[@]}" --append loglevel=5 --nodes "$NODES" \
+tools/vm/run-guest.sh --kernel "$bdir" "${stages[@]}" --nodes "$NODES" \
 	--cpus-per-node "$CPUS_PER_NODE" --timeout "$((DURATION + margin))" \
 	--out "$out" -- tools/guest/soak.sh "$DURATION" "${NO_SHEAVES:-random}"
 rc=$?

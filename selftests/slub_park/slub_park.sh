@@ -331,9 +331,8 @@ clear_stats() {
 # DR_SHRINK=1 the cache is shrunk every 0.1 s during the run (under KASAN
 # this flushes the quarantine, so that the frees reach the slabs while the
 # allocators run); not after it, so that what the run left parked is still
-# there for the caller to check.
+# there for the caller to check.  A failed shrink fails the run.
 DR_SHRINK=0
-DR_SHRINK_FAILED=0
 do_run() {
 	dr_name=$1
 	shift
@@ -348,17 +347,19 @@ do_run() {
 		diag "$dr_name: cannot start run: $WERR"
 		return 1
 	fi
+	dr_shrink_err=
 	if [ "$DR_SHRINK" = 1 ]; then
 		while [ "$(cat "$DBG/status")" = running ]; do
-			if ! write_file "$SLAB/shrink" 1; then
-				diag "$dr_name: shrink during the run: $WERR"
-				DR_SHRINK_FAILED=1
-			fi
+			write_file "$SLAB/shrink" 1 || dr_shrink_err=$WERR
 			nap 0.1
 		done
 	fi
 	if ! dr_state=$(cat "$DBG/wait"); then
 		diag "$dr_name: reading wait failed"
+		return 1
+	fi
+	if [ -n "$dr_shrink_err" ]; then
+		diag "$dr_name: shrink during the run: $dr_shrink_err"
 		return 1
 	fi
 	# parked count right at the end of the run (read-only walk)
@@ -937,22 +938,20 @@ t_park_no_sheaves() {
 	fi
 	ok=0
 	cap=$(cat "$SLAB/sheaf_capacity" 2>/dev/null)
-	if [ -n "$cap" ] && [ "$cap" != 0 ]; then
-		diag "no_sheaves=1: sheaf_capacity $cap, expected 0"
+	if [ "$cap" != 0 ]; then
+		diag "no_sheaves=1: sheaf_capacity '$cap', expected 0"
 		ok=1
 	fi
 	set_park 2 || { nosheaves_restore; return 1; }
 	parks=0
-	DR_SHRINK_FAILED=0
+	DR_SHRINK=1	# until nosheaves_restore
 	for inf in 16 64 256; do
-		DR_SHRINK=1
 		if ! do_run "nosheaves$inf" placement=cross alloc_node="$NODE_A" \
 			free_node="$NODE_B" threads=0 inflight="$inf" batch=1 \
 			duration_ms="$PARK_DUR_MS"; then
 			nosheaves_restore
 			return 1
 		fi
-		DR_SHRINK=0
 		check_run "nosheaves$inf" cross || ok=1
 		nap "$QUIESCE_S"
 		left=$(wait_parked_zero)
@@ -963,7 +962,6 @@ t_park_no_sheaves() {
 		[ "$ps" = "$us" ] || { diag "inflight $inf: park_slab $ps != unpark_slab $us"; ok=1; }
 		parks=$((parks + ${ps:-0}))
 	done
-	[ "$DR_SHRINK_FAILED" = 0 ] || ok=1
 	nosheaves_restore || return 1
 	if [ "$ok" -eq 0 ] && [ "$parks" -eq 0 ]; then
 		if deferred=$(frees_deferred nosheaves256); then

@@ -231,33 +231,11 @@ t_kselftest() {
 	tp_end kselftest
 }
 
-# check_invariants WHAT: after a run and quiesce
-check_invariants() {
-	check_parking "$1" "after quiescence"
-	has_stats && say "$1: park_slab $PS unpark_slab $US unpark_event $UE"
-	# Under KASAN the frees of a run mostly wait in the quarantine; shrink
-	# purges it, and those frees park (park=2) and are unparked by the
-	# shrink itself: check the invariants once more after it.
-	wr "$SLAB/shrink" 1 || bad "$1: shrink: $WERR"
-	quiesce
-	check_parking "$1" "after shrink"
-	has_stats && say "$1: after shrink: park_slab $PS unpark_slab $US unpark_event $UE"
-	PARKS=$((PARKS + PS))
-	o=$(first "$SLAB/objects")
-	[ "$o" = "$OBJ_BASE" ] || bad "$1: objects is $o after the run and shrink, $OBJ_BASE before"
-}
-
 # objects in the cache before a run (after shrink), the baseline for after
 OBJ_BASE=
 objects_base() {
 	wr "$SLAB/shrink" 1
 	OBJ_BASE=$(first "$SLAB/objects")
-}
-
-zero_stats() {
-	for f in park_slab unpark_slab unpark_event; do
-		[ -f "$SLAB/$f" ] && wr "$SLAB/$f" 0
-	done
 }
 
 # stress_run WHAT MODE [MUSTPARK]: one run of the loaded module with park=MODE
@@ -282,8 +260,8 @@ stress_run() {
 	fr=$(rval frees)
 	[ "${fr:-0}" -gt 0 ] || bad "$what: no frees"
 	say "$what: $(rval frees) frees, $(rval ops_per_sec) ops/s, remote $(rval remote_free_pct)%, alloc_failures $(rval alloc_failures)"
-	quiesce
-	check_invariants "$what"
+	check_after_run "$what" "$OBJ_BASE"
+	PARKS=$((PARKS + PS))
 	# a note, not a failure: with KASAN's quarantine few frees reach the
 	# slabs during a short run
 	if [ "${3:-0}" = 1 ] && has_stats && [ "$(first "$SLAB/park_slab")" = 0 ]; then

@@ -14,12 +14,21 @@
 #   first FILE         first field of a sysfs/debugfs file ("<sum> N0=..")
 #   rval KEY           "KEY: value" of the module's debugfs results
 #   has_park, has_parked, has_stats, mod_loaded
+#   zero_stats         zero park_slab, unpark_slab, unpark_event
 #   quiesce            wait for the unpark work, then up to 2 s for parked 0
 #   check_parking WHAT WHEN
 #                      parked 0, park_slab == unpark_slab, unpark_slab >=
 #                      unpark_event (each check where the file exists);
 #                      calls bad on a violation; sets PS US UE (0 without
 #                      SLUB_STATS)
+#   check_after_run WHAT OBJECTS_BEFORE
+#                      after a run: quiesce, check_parking (what the run
+#                      left parked goes by the delayed work alone); shrink
+#                      (under KASAN most frees of a run are still in the
+#                      quarantine and reach the slabs, and park, only now),
+#                      quiesce, check_parking again; then 'objects' must be
+#                      back at OBJECTS_BEFORE.  PS US UE as of the second
+#                      check
 
 # These variables are for the scripts that source this file.
 # shellcheck disable=SC2034
@@ -58,6 +67,13 @@ has_parked() { [ -f "$SLAB/parked" ]; }
 has_stats() { [ -f "$SLAB/park_slab" ]; }
 mod_loaded() { [ -d /sys/module/$MOD ]; }
 
+zero_stats() {
+	for f in park_slab unpark_slab unpark_event; do
+		[ -f "$SLAB/$f" ] && wr "$SLAB/$f" 0
+	done
+	return 0
+}
+
 # The unpark work runs 100 ms after the first park; wait with slack.
 quiesce() {
 	sleep 0.5
@@ -84,4 +100,16 @@ check_parking() {
 	UE=$(first "$SLAB/unpark_event")
 	[ "$PS" = "$US" ] || bad "$1: park_slab $PS != unpark_slab $US $2"
 	[ "$US" -ge "$UE" ] 2>/dev/null || bad "$1: unpark_slab $US < unpark_event $UE $2"
+}
+
+check_after_run() {
+	quiesce
+	check_parking "$1" "after quiescence"
+	has_stats && say "$1: park_slab $PS unpark_slab $US unpark_event $UE"
+	wr "$SLAB/shrink" 1 || bad "$1: shrink: $WERR"
+	quiesce
+	check_parking "$1" "after shrink"
+	has_stats && say "$1: after shrink: park_slab $PS unpark_slab $US unpark_event $UE"
+	o=$(first "$SLAB/objects")
+	[ "$o" = "$2" ] || bad "$1: objects is $o after the run and shrink, $2 before"
 }

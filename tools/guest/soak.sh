@@ -111,9 +111,7 @@ one_run() {
 		p0=$(pick 0 1 2)
 		wr "$SLAB/park" "$p0" || bad "echo $p0 > park: $WERR"
 	fi
-	for f in park_slab unpark_slab unpark_event; do
-		[ -f "$SLAB/$f" ] && wr "$SLAB/$f" 0
-	done
+	zero_stats
 
 	if ! wr "$DBG/run" 1; then
 		bad "$what: run: $WERR"
@@ -149,18 +147,9 @@ one_run() {
 	fr=$(rval frees)
 	MOVED=$((MOVED + ${fr:-0}))
 
-	# what the run left parked must go by the delayed work alone; then
-	# shrink (under KASAN most frees of the run are still in the
-	# quarantine, and reach the slabs, and park, only now) and check again
-	quiesce
-	check_parking "$what" "after quiescence"
-	wr "$SLAB/shrink" 1 || bad "$what: shrink: $WERR"
-	quiesce
-	check_parking "$what" "after shrink"
+	check_after_run "$what" "$base"
 	PARKS=$((PARKS + PS))
 	UNPARKS=$((UNPARKS + US))
-	o=$(first "$SLAB/objects")
-	[ "$o" = "$base" ] || bad "$what: objects $o after the run, $base before"
 	echo "$what: ${fr:-0} frees, park ${p0:--}, $tg toggles, $sk shrinks, parked $PS unparked $US ($UE events)$([ "$BAD" = 0 ] || echo ' FAILED')"
 	[ "$BAD" = 0 ] || FAILS=$((FAILS + 1))
 }
