@@ -62,6 +62,7 @@ fi
 sp_stage "installing build dependencies: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 log=$SLABPARK_LOGDIR/apt-deps.log
+mkdir -p "$SLABPARK_LOGDIR"
 if ! apt-get install -y --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
 	sp_run_logged "$SLABPARK_LOGDIR/apt-update.log" "apt-get update" apt-get update
 	sp_run_logged "$log" "apt-get install ${missing[*]}" \
