@@ -22,7 +22,8 @@
 # streamed here.  QEMU uses TCG (-accel tcg,thread=multi -cpu max) unless
 # KVM=1.  Exit status: 0 ok; 1 the script failed; 2 the kernel reported a
 # problem (panic, oops, BUG, WARNING, lockdep, KASAN, hung task, ...);
-# 3 timeout or no exit marker; 4 usage or setup error.
+# 3 timeout or no exit marker; 5 usage or setup error (not 4, which
+# callers read as a kselftest SKIP).
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -30,8 +31,8 @@ set -euo pipefail
 
 usage() {
 	sed -n '/^# Usage:/,/^# problem/s/^# \{0,1\}//p' "$0" >&2
-	echo "(3 timeout or no exit marker; 4 usage or setup error)" >&2
-	exit 4
+	echo "(3 timeout or no exit marker; 5 usage or setup error)" >&2
+	exit 5
 }
 
 kdir=
@@ -66,24 +67,24 @@ for v in "$nodes" "$cpn" "$mem" "$tmo"; do
 done
 if [ "$nodes" -lt 1 ] || [ "$nodes" -gt 8 ]; then
 	echo "run-guest: --nodes must be 1..8" >&2
-	exit 4
+	exit 5
 fi
 if [ "$cpn" -lt 1 ] || [ "$cpn" -gt 32 ]; then
 	echo "run-guest: --cpus-per-node must be 1..32" >&2
-	exit 4
+	exit 5
 fi
 
 bzimage=$kdir/arch/x86/boot/bzImage
 gen_cpio=$kdir/usr/gen_init_cpio
-[ -f "$bzimage" ] || { echo "run-guest: no kernel image $bzimage (build it first)" >&2; exit 4; }
-[ -x "$gen_cpio" ] || { echo "run-guest: no $gen_cpio (kernel built without BLK_DEV_INITRD?)" >&2; exit 4; }
-[ -f "$script" ] || { echo "run-guest: no guest script $script" >&2; exit 4; }
+[ -f "$bzimage" ] || { echo "run-guest: no kernel image $bzimage (build it first)" >&2; exit 5; }
+[ -x "$gen_cpio" ] || { echo "run-guest: no $gen_cpio (kernel built without BLK_DEV_INITRD?)" >&2; exit 5; }
+[ -f "$script" ] || { echo "run-guest: no guest script $script" >&2; exit 5; }
 command -v qemu-system-x86_64 >/dev/null ||
-	{ echo "run-guest: qemu-system-x86_64 is missing (apt-get install qemu-system-x86)" >&2; exit 4; }
+	{ echo "run-guest: qemu-system-x86_64 is missing (apt-get install qemu-system-x86)" >&2; exit 5; }
 busybox=$(command -v busybox || true)
 if [ -z "$busybox" ] || ! file -L "$busybox" | grep -q 'statically linked'; then
 	echo "run-guest: a static busybox is needed (apt-get install busybox-static)" >&2
-	exit 4
+	exit 5
 fi
 
 if [ -z "$out" ]; then
@@ -105,7 +106,7 @@ for s in "${stages[@]}"; do
 	src=${s%%:*}
 	dst=$(basename "$src")
 	[ "$s" != "$src" ] && dst=${s#*:}
-	[ -e "$src" ] || { echo "run-guest: --stage $src: no such file" >&2; exit 4; }
+	[ -e "$src" ] || { echo "run-guest: --stage $src: no such file" >&2; exit 5; }
 	if [ -d "$src" ]; then
 		# a directory's contents go to DST (so --stage DIR:. fills /slabpark)
 		mkdir -p "$root/slabpark/$dst"
@@ -139,7 +140,7 @@ done
 	done
 } >"$out/initramfs.list"
 "$gen_cpio" "$out/initramfs.list" >"$work/initramfs.cpio" ||
-	{ echo "run-guest: gen_init_cpio failed (list: $out/initramfs.list)" >&2; exit 4; }
+	{ echo "run-guest: gen_init_cpio failed (list: $out/initramfs.list)" >&2; exit 5; }
 
 qemu=(qemu-system-x86_64 -nodefaults -nographic -no-reboot
 	-smp "$((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1"
