@@ -10,6 +10,9 @@
 #   --variant base      the pristine 7.3 tree
 #   --variant upto<N>   base + the first N patches of the series (e.g. the
 #                       no-functional-change patch alone, to compare it)
+#   --variant widen     the series + tools/patches/widen-park-races.patch,
+#                       bench-only delays that widen the parking races
+#                       (slub_widen_races=1); never in patches/
 #   --config NAME       tools/configs/base.config plus tools/configs/NAME.config
 #                       for each '+'-separated NAME (e.g. debug, lockstat,
 #                       numa-off); default: just base
@@ -45,7 +48,7 @@ while [ $# -gt 0 ]; do
 	*) usage ;;
 	esac
 done
-case "$variant" in patched|base|upto[0-9]*) ;; *) usage ;; esac
+case "$variant" in patched|base|widen|upto[0-9]*) ;; *) usage ;; esac
 
 frags=("$SLABPARK_TOP/tools/configs/base.config")
 cfgname=base
@@ -60,6 +63,27 @@ if [ -n "$config" ]; then
 fi
 
 sp_need_cmds make gcc flex bison bc git
+
+WIDEN_PATCH=$SLABPARK_TOP/tools/patches/widen-park-races.patch
+# widen_branch SRC: check out branch slabpark-widen = the series (branch
+# slabpark) + WIDEN_PATCH, made again when either changed.
+widen_branch() {
+	local tree=$1 want have
+	want="$(git -C "$tree" rev-parse slabpark)-$(sp_hash_files "$WIDEN_PATCH")"
+	have=$(git -C "$tree" config --get branch.slabpark-widen.slabparkWiden || true)
+	if [ "$want" = "$have" ]; then
+		git -C "$tree" checkout -q -f slabpark-widen
+		return
+	fi
+	git -C "$tree" checkout -q -f -B slabpark-widen slabpark
+	if ! git -C "$tree" am -q "$WIDEN_PATCH" >"$SLABPARK_LOGDIR/git-am-widen.log" 2>&1; then
+		git -C "$tree" am --abort >/dev/null 2>&1 || true
+		git -C "$tree" checkout -q -f slabpark
+		sed 's/^/    /' "$SLABPARK_LOGDIR/git-am-widen.log" >&2
+		sp_die "$(basename "$WIDEN_PATCH") does not apply on the series"
+	fi
+	git -C "$tree" config branch.slabpark-widen.slabparkWiden "$want"
+}
 src=$("$SLABPARK_TOP/tools/kernel-src.sh")
 ver=$(make -s -C "$src" kernelversion)
 if [ -n "${KSRC:-}" ]; then
@@ -69,6 +93,19 @@ fi
 cfghash=$(sp_hash_files "${frags[@]}")
 bdir=$SLABPARK_CACHE/build/$ver-$variant-${cfgname//+/-}-$cfghash
 [ -n "${KSRC:-}" ] && bdir=$bdir-$(echo "$src" | sha256sum | cut -c1-8)
+# The widen kernel differs from the patched one in mm/slub.c alone: start
+# its build directory as a copy of the patched one, so kbuild rebuilds
+# that file and relinks instead of building everything.
+if [ "$variant" = widen ] && [ ! -d "$bdir" ]; then
+	pdir=$SLABPARK_CACHE/build/$ver-patched-${cfgname//+/-}-$cfghash
+	if [ -f "$pdir/arch/x86/boot/bzImage" ]; then
+		sp_stage "seeding $bdir from $pdir"
+		cp -a "$pdir" "$bdir.tmp"
+		rm -f "$bdir.tmp/slabpark.stamp"
+		rm -rf "$bdir.tmp/slabpark-stage" "$bdir.tmp/slabpark-module"
+		mv "$bdir.tmp" "$bdir"
+	fi
+fi
 mkdir -p "$bdir" "$SLABPARK_LOGDIR"
 
 # One build at a time per source tree: the tree is checked out per variant.
@@ -80,6 +117,9 @@ if [ -z "${KSRC:-}" ]; then
 		"$SLABPARK_TOP/tools/series.sh" base --tree "$src"
 	else
 		"$SLABPARK_TOP/tools/series.sh" apply --tree "$src"
+	fi
+	if [ "$variant" = widen ]; then
+		widen_branch "$src"
 	fi
 	if [[ "$variant" == upto* ]]; then
 		upto=${variant#upto}

@@ -167,6 +167,14 @@ do_guest_base() {
 	guest_check "$(tools/build-kernel.sh --variant base)" base kselftest slabstat-window
 }
 
+# The parking races, widened by the bench-only delays of
+# tools/patches/widen-park-races.patch (tools/guest/race-widen.sh).
+do_race_widen() {
+	[ -z "${KSRC:-}" ] || { echo "KSRC set: the widen kernel is built from the bench tree"; return 4; }
+	needs kernel-patched
+	guest_check "$(tools/build-kernel.sh --variant widen)" widen race-widen
+}
+
 do_debug_gate() {
 	[ "${CHECK_DEBUG:-1}" != 0 ] || { echo "CHECK_DEBUG=0: debug gate not run"; return 4; }
 	tools/debug-gate.sh
@@ -176,7 +184,7 @@ do_debug_gate() {
 
 all_steps=(deps shellcheck slabstat-host docs kernel-source checkpatch series-bisect
 	matrix-numa-off matrix-stats-off matrix-tiny matrix-rt
-	kernel-patched kernel-base guest-patched guest-base debug-gate)
+	kernel-patched kernel-base guest-patched guest-base race-widen debug-gate)
 [ $# -gt 0 ] && steps=("$@") || steps=("${all_steps[@]}")
 
 echo "TAP version 13"
@@ -195,6 +203,7 @@ for s in "${steps[@]}"; do
 	kernel-base) step kernel-base do_kernel_base ;;
 	guest-patched) step guest-patched do_guest_patched ;;
 	guest-base) step guest-base do_guest_base ;;
+	race-widen) step race-widen do_race_widen ;;
 	debug-gate) step debug-gate do_debug_gate ;;
 	*) echo "check.sh: unknown step '$s' (steps: ${all_steps[*]})" >&2; exit 2 ;;
 	esac

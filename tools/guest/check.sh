@@ -6,6 +6,7 @@
 # Usage: check.sh SUITE...
 #   kselftest        run_kselftest.sh -c slub_park (smoke mode)
 #   slabstat-window  tools/guest-window.sh: slabstat per-node split on a cross run
+#   race-widen       tools/guest/race-widen.sh (widen kernel only)
 #
 # Each suite prints KTAP; the exit status is non-zero if any suite failed.
 
@@ -31,6 +32,9 @@ for suite in "$@"; do
 	case "$suite" in
 	kselftest)
 		run_suite kselftest sh -c "cd $S/kselftest && ./run_kselftest.sh -c slub_park"
+		;;
+	race-widen)
+		run_suite race-widen sh "$S/tools/guest/race-widen.sh"
 		;;
 	slabstat-window)
 		run_suite slabstat-window sh "$S/tools/guest-window.sh"
