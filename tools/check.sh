@@ -150,6 +150,8 @@ do_kernel_base() {
 	tools/build-kernel.sh --variant base
 }
 
+# guest_check BUILD_DIR LABEL KERNEL SUITE...: KERNEL (patched or base)
+# declares the kselftest outcome to expect (tools/guest/lib.sh).
 guest_check() {
 	local bdir=$1 label=$2 stage
 	shift 2
@@ -159,12 +161,12 @@ guest_check() {
 }
 do_guest_patched() {
 	needs kernel-patched
-	guest_check "$(tools/build-kernel.sh --variant patched)" patched kselftest slabstat-window
+	guest_check "$(tools/build-kernel.sh --variant patched)" patched patched kselftest slabstat-window
 }
 do_guest_base() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: there is no separate base kernel"; return 4; }
 	needs kernel-base
-	guest_check "$(tools/build-kernel.sh --variant base)" base kselftest slabstat-window
+	guest_check "$(tools/build-kernel.sh --variant base)" base base kselftest slabstat-window
 }
 
 # The parking races, widened by the bench-only delays of
@@ -172,7 +174,7 @@ do_guest_base() {
 do_race_widen() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: the widen kernel is built from the bench tree"; return 4; }
 	needs kernel-patched
-	guest_check "$(tools/build-kernel.sh --variant widen)" widen race-widen
+	guest_check "$(tools/build-kernel.sh --variant widen)" widen patched race-widen
 }
 
 do_debug_gate() {

@@ -3,7 +3,9 @@
 #
 # Guest side of 'make check' (runs under busybox sh as /slabpark/run.sh).
 #
-# Usage: check.sh SUITE...
+# Usage: check.sh KERNEL SUITE...
+#   KERNEL           patched or base: the kselftest outcome to expect
+#                    (ksft_expect in lib.sh)
 #   kselftest        run_kselftest.sh -c slub_park (smoke mode)
 #   slabstat-window  tools/guest-window.sh: slabstat per-node split on a cross run
 #   race-widen       tools/guest/race-widen.sh (widen kernel only)
@@ -11,9 +13,14 @@
 # Each suite prints KTAP; the exit status is non-zero if any suite failed.
 
 set -u
-S=/slabpark
+# shellcheck source=tools/guest/lib.sh
+. "$(dirname "$0")/tools/guest/lib.sh"
 rc=0
 
+bad() { say "FAIL: $*"; rc=1; }
+
+# Every suite must pass: a SKIP (exit 4) of a whole suite is a failure here,
+# as every suite's prerequisites are part of the guest.
 run_suite() {
 	name=$1
 	shift
@@ -21,17 +28,21 @@ run_suite() {
 	"$@"
 	src=$?
 	echo "SLABPARK-SUITE $name rc=$src"
-	# 4 is the kselftest SKIP code: a skipped suite is not a failure.
-	if [ "$src" != 0 ] && [ "$src" != 4 ]; then
-		rc=1
-	fi
+	[ "$src" = 0 ] || bad "suite $name exited with $src"
 }
 
-[ $# -gt 0 ] || { echo "usage: check.sh SUITE..." >&2; exit 2; }
+[ $# -gt 1 ] || { echo "usage: check.sh patched|base SUITE..." >&2; exit 2; }
+kernel=$1
+shift
+case "$kernel" in
+patched|base) ;;
+*) echo "check.sh: unknown kernel '$kernel'" >&2; exit 2 ;;
+esac
 for suite in "$@"; do
 	case "$suite" in
 	kselftest)
-		run_suite kselftest sh -c "cd $S/kselftest && ./run_kselftest.sh -c slub_park"
+		run_suite kselftest sh -c "cd $S/kselftest && ./run_kselftest.sh -c slub_park > $OUT/kselftest.txt 2>&1; st=\$?; cat $OUT/kselftest.txt; exit \$st"
+		ksft_expect "$OUT/kselftest.txt" "$kernel"
 		;;
 	race-widen)
 		run_suite race-widen sh "$S/tools/guest/race-widen.sh"

@@ -6,7 +6,10 @@
 # Usage: compare.sh RUNS DURATION_MS "PLACEMENTS" LOCKSTAT
 #
 # For each placement, RUNS rounds of park=0, park=1, park=2 (alternating,
-# so drift cancels), each on a shrunk cache with zeroed counters.  Every
+# so drift cancels), each on a shrunk cache with zeroed counters.  The
+# footprint of each run is added to its results file: peak_slabs (most
+# slabs seen, sampled every 0.1 s) and rest_slabs (slabs 1 s after the
+# run, past the unpark delay, no shrink).  Every
 # run leaves a slabstat delta document in
 #   /slabpark/out/runs/<placement>/park<mode>/<round>.json
 # and, with LOCKSTAT=1, the &n->list_lock class of /proc/lock_stat in
@@ -71,13 +74,25 @@ for p in $placements; do
 			mkdir -p "$S/out/runs/$p/park$m" "$S/out/lockstat"
 			slabstat snap "$CACHE" >/tmp/before.json
 			echo 1 >"$D/run"
+			# footprint: the most slabs seen during the run (every 0.1 s)
+			peak=0
+			while [ "$(cat "$D/status")" = running ]; do
+				read -r n _ <"$SYS/slabs"
+				[ "$n" -gt "$peak" ] && peak=$n
+				sleep 0.1
+			done
 			cat "$D/wait" >/dev/null
 			# let the unpark work settle what the last frees parked
 			sleep 1
 			slabstat snap --results "$D/results" "$CACHE" >/tmp/after.json
 			slabstat diff --json /tmp/before.json /tmp/after.json \
 				>"$S/out/runs/$p/park$m/$r.json"
-			cp "$D/results" "$S/out/runs/$p/park$m/$r.results"
+			read -r rest _ <"$SYS/slabs"
+			{
+				cat "$D/results"
+				echo "peak_slabs: $peak"
+				echo "rest_slabs: $rest"
+			} >"$S/out/runs/$p/park$m/$r.results"
 			if [ "$lockstat" = 1 ]; then
 				sh "$S/tools/lockstat-report.sh" report "$p park=$m round $r" \
 					>"$S/out/lockstat/$p-park$m-$r.txt"

@@ -224,9 +224,8 @@ t_kselftest() {
 	echo "$out" | sed 's/^/#   /'
 	echo "$out" >"$OUT/kselftest-$LABEL.txt"
 	[ "$rc" = 0 ] || bad "run_kselftest.sh -c slub_park exited with $rc"
-	if echo "$out" | grep -q '^not ok\|^# *not ok'; then
-		bad "kselftest reported 'not ok'"
-	fi
+	# every test passes, or skips only where ksft_expect allows it
+	ksft_expect "$OUT/kselftest-$LABEL.txt" debug
 	unload
 	tp_end kselftest
 }

@@ -21,6 +21,12 @@
 #                      unpark_event (each check where the file exists);
 #                      calls bad on a violation; sets PS US UE (0 without
 #                      SLUB_STATS)
+#   ksft_expect FILE KERNEL
+#                      judge a saved run_kselftest.sh -c slub_park output
+#                      against the outcome declared for KERNEL (patched,
+#                      base, debug): every test reported, no 'not ok', and
+#                      a SKIP only for the tests KSFT_SKIPS_<KERNEL> names;
+#                      calls bad on a violation
 #   check_after_run WHAT OBJECTS_BEFORE
 #                      after a run: quiesce, check_parking (what the run
 #                      left parked goes by the delayed work alone); shrink
@@ -112,4 +118,37 @@ check_after_run() {
 	has_stats && say "$1: after shrink: park_slab $PS unpark_slab $US unpark_event $UE"
 	o=$(first "$SLAB/objects")
 	[ "$o" = "$2" ] || bad "$1: objects is $o after the run and shrink, $2 before"
+}
+
+# The kselftest outcome each kernel must give (selftests/slub_park).  On the
+# patched kernel every test passes.  The base kernel has no parking files:
+# the tests of parking skip, and only they.  Under generic KASAN
+# (the debug kernel) the quarantine holds the frees of a run, so those
+# tests that must not shrink during it (a shrink flushes the quarantine,
+# but would unpark what they check) may skip, each saying why.
+KSFT_SKIPS_patched=
+KSFT_SKIPS_base="park_counters park_no_stranded park_no_sheaves park_footprint"
+KSFT_SKIPS_debug="free_path_stats park_counters park_no_stranded park_footprint"
+KSFT_TESTS=17
+
+ksft_expect() {
+	case "$2" in
+	patched) allowed=$KSFT_SKIPS_patched ;;
+	base) allowed=$KSFT_SKIPS_base ;;
+	debug) allowed=$KSFT_SKIPS_debug ;;
+	*) bad "ksft_expect: unknown kernel '$2'"; return ;;
+	esac
+	grep -q '^ok [0-9]* selftests: slub_park: .*# SKIP' "$1" &&
+		bad "kselftest: the whole slub_park suite was skipped"
+	grep -q '^not ok\|^# *not ok' "$1" && bad "kselftest reported 'not ok'"
+	reported=$(grep -cE '^# (not )?ok [0-9]+ [a-z_]+' "$1")
+	[ "$reported" = "$KSFT_TESTS" ] ||
+		bad "kselftest reported $reported of $KSFT_TESTS slub_park tests"
+	sed -n 's/^# ok [0-9]* \([a-z_]*\) # SKIP.*/\1/p' "$1" >"$OUT/ksft-skips"
+	while read -r t; do
+		case " $allowed " in
+		*" $t "*) ;;
+		*) bad "kselftest: $t skipped, which is not expected on the $2 kernel" ;;
+		esac
+	done <"$OUT/ksft-skips"
 }
