@@ -18,6 +18,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PATCHDIR=$SLABPARK_TOP/patches
+# The version of the series sent: "[PATCH v2 n/3]".  Raise it with each
+# series that is sent again.
+SERIES_VERSION=2
 SERIES=$PATCHDIR/series
 BASE_REF=base
 
@@ -125,7 +128,7 @@ do_export() {
 	mkdir -p "$PATCHDIR"
 	rm -f "$PATCHDIR"/*.patch
 	git -C "$tree" format-patch -q --cover-letter --cover-from-description=auto \
-		--subject-prefix=PATCH --no-signature -o "$PATCHDIR" "$BASE_REF..$branch"
+		--subject-prefix="PATCH v$SERIES_VERSION" --no-signature -o "$PATCHDIR" "$BASE_REF..$branch"
 	local f
 	: >"$SERIES"
 	for f in "$PATCHDIR"/[0-9][0-9][0-9][0-9]-*.patch; do

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Summarize the module's per-run results of 'make run': summary.csv with one
-# row per run, and the placement table at equal threads per CPU (cross/local
-# ops ratio with parking off and on: the nfs_page report's question).
+# row per run, the placement table at equal threads per CPU (cross/local
+# ops ratio with parking off and on: the nfs_page report's question), and
+# the footprint table (slabs at peak and at rest, median and min-max).
 #
 # Usage: tools/summarize-runs.sh RUNS_DIR RESULTS_DIR
 #   RUNS_DIR/<placement>/park<mode>/<round>.results  (slub_stress results files)
@@ -16,7 +17,8 @@ fi
 runs=$1 results=$2
 csv=$results/summary.csv
 keys=(ops_per_sec threads_per_cpu alloc_threads free_threads remote_free_pct
-	free_lat_p50_ns free_lat_p99_ns alloc_lat_p50_ns alloc_lat_p99_ns allocs frees)
+	free_lat_p50_ns free_lat_p99_ns alloc_lat_p50_ns alloc_lat_p99_ns allocs frees
+	peak_slabs rest_slabs)
 
 {
 	printf 'placement,mode,round'
@@ -67,6 +69,38 @@ awk -F, '
 				l = m["local", order[i]]
 				printf " %14s", (l > 0) ? sprintf("%.3f", m["cross", order[i]] / l) : "n/a"
 			}
+			print ""
+		}
+	}
+' "$csv"
+# footprint: median (min-max) of peak_slabs and rest_slabs per placement, mode
+awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{
+		k = $1 SUBSEP $2; places[$1] = 1; modes[$2] = 1
+		pk[k] = pk[k] " " $col["peak_slabs"]; rs[k] = rs[k] " " $col["rest_slabs"]
+	}
+	function stat(s,   a, n, i, j, t, med) {
+		n = split(s, a, " ")
+		if (n == 0 || a[1] == "") return "n/a"
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+		med = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		return sprintf("%d (%d-%d)", med, a[1], a[n])
+	}
+	END {
+		split("0 1 2 base", order, " ")
+		names["0"] = "off"; names["1"] = "on"; names["2"] = "always"; names["base"] = "base"
+		print ""
+		print "== footprint: slabs of the cache at the peak of a run (sampled every 0.1 s) and at rest 1 s after it (no shrink); median (min-max)"
+		printf "%-10s %-5s", "placement", "slabs"
+		for (i = 1; i <= 4; i++) if (order[i] in modes) printf " %20s", names[order[i]]
+		print ""
+		for (p in places) {
+			printf "%-10s %-5s", p, "peak"
+			for (i = 1; i <= 4; i++) if (order[i] in modes) printf " %20s", stat(pk[p SUBSEP order[i]])
+			print ""
+			printf "%-10s %-5s", "", "rest"
+			for (i = 1; i <= 4; i++) if (order[i] in modes) printf " %20s", stat(rs[p SUBSEP order[i]])
 			print ""
 		}
 	}
