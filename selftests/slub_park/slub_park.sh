@@ -980,8 +980,8 @@ t_park_no_sheaves() {
 # burst allocates again before the unpark work's delay.  Once quiet, the
 # node must keep no more slabs than with parking off after the same steps
 # (min_partial empty slabs): the first series listed every empty slab it
-# unparked for an allocation, and kept 287 slabs here against 4 (100-899
-# in other boots).  No sheaves, so every allocation uses the partial list.
+# unparked for an allocation, and kept 287 and 815 slabs here in two boots
+# against 4.  No sheaves, so every allocation uses the partial list.
 FP_INFLIGHT=16384
 fp_steps() {
 	fp_mode=$1

@@ -8,7 +8,7 @@
 # takes a slab's last object and remove_partial().  A series that can park a
 # slab still on the partial list corrupts that list within seconds then
 # (oops on LIST_POISON1 in the unpark path, or in get_from_partial_node());
-# the first series did, in 2 boots of 2.
+# the first series did, in 3 boots of 3 (within 11 s).
 #
 # Usage: race-widen.sh [SECONDS_PER_RUN]   (default 2)
 #
