@@ -211,7 +211,16 @@ since_canary() {
 		sed -e 's/^\[[ 0-9.]*\] //' -e 's/^\[ *[CT][0-9]*\] //'
 }
 
-SPLAT_RE='WARNING:|(^|[^A-Z_])BUG[: ]|Oops|general protection|Call Trace|cut here|Objects remaining|still has objects|corruption|Bad page state|KASAN|UBSAN|circular locking|possible recursive|INFO: task|soft lockup|hard LOCKUP|detected stall|stalls on CPU'
+# The kernel problems that fail a test: splat.ere next to this script (one
+# extended regex, also used by the bench's console checks).
+SPLAT_RE=
+load_splat_re() {
+	if [ ! -r "$SCRIPT_DIR/splat.ere" ]; then
+		echo "Error: $SCRIPT_DIR/splat.ere is missing (install it with the test)" >&2
+		exit 1
+	fi
+	read -r SPLAT_RE < "$SCRIPT_DIR/splat.ere"
+}
 
 # Returns 0 (and prints the lines) when a splat follows the canary.
 splat_since_canary() {
@@ -1253,6 +1262,7 @@ t_manual_rmmod() {
 main() {
 	MODE=${1:-smoke}
 	load_ktap
+	load_splat_re
 	case "$MODE" in
 	help|-h|--help)
 		find_module > /dev/null 2>&1

@@ -740,10 +740,12 @@ done
 # backstop for the host's console check: kernel problems in dmesg
 tp_begin
 dmesg >"$OUT/dmesg-$LABEL.txt"
-probs=$(grep -cE 'WARNING:|BUG:|Oops|KASAN:|ODEBUG:|possible (circular|recursive) locking|inconsistent lock state|Bad page state|still has objects|Objects remaining|blocked for more than' "$OUT/dmesg-$LABEL.txt")
+# the project's one kernel-problem regex, installed with the kselftest
+read -r SPLAT_RE <"$S/kselftest/slub_park/splat.ere" || bad "no $S/kselftest/slub_park/splat.ere"
+probs=$(grep -cE "$SPLAT_RE" "$OUT/dmesg-$LABEL.txt")
 if [ "$probs" != 0 ]; then
 	bad "$probs kernel problem line(s) in dmesg:"
-	grep -m 5 -A 12 -E 'WARNING:|BUG:|Oops|KASAN:|ODEBUG:|possible (circular|recursive) locking|inconsistent lock state|Bad page state|still has objects|Objects remaining|blocked for more than' "$OUT/dmesg-$LABEL.txt" | head -n 40 | sed 's/^/#   /'
+	grep -m 5 -A 12 -E "$SPLAT_RE" "$OUT/dmesg-$LABEL.txt" | head -n 40 | sed 's/^/#   /'
 fi
 tp_end dmesg "$probs problem lines"
 echo "1..$TESTNO"
