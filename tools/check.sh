@@ -156,12 +156,14 @@ guest_check() {
 	local bdir=$1 label=$2 stage
 	shift 2
 	stage=$(tools/stage-guest.sh "$bdir")
-	tools/vm/run-guest.sh --kernel "$bdir" --stage "$stage:." \
+	tools/vm/run-guest.sh --kernel "$bdir" --stage "$stage:." ${GUEST_APPEND:+--append "$GUEST_APPEND"} \
 		--out "$SLABPARK_CACHE/runs/check-$label" -- tools/guest/check.sh "$@"
 }
 do_guest_patched() {
 	needs kernel-patched
-	guest_check "$(tools/build-kernel.sh --variant patched)" patched patched kselftest slabstat-window
+	# an invalid boot parameter, refused (suite bootparam)
+	GUEST_APPEND=slab_park=7 guest_check "$(tools/build-kernel.sh --variant patched)" \
+		patched patched kselftest slabstat-window bootparam
 }
 do_guest_base() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: there is no separate base kernel"; return 4; }

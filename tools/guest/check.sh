@@ -9,6 +9,7 @@
 #   kselftest        run_kselftest.sh -c slub_park (smoke mode)
 #   slabstat-window  tools/guest-window.sh: slabstat per-node split on a cross run
 #   race-widen       tools/guest/race-widen.sh (widen kernel only)
+#   bootparam        booted with slab_park=7: refused, every cache at 1
 #
 # Each suite prints KTAP; the exit status is non-zero if any suite failed.
 
@@ -31,6 +32,26 @@ run_suite() {
 	[ "$src" = 0 ] || bad "suite $name exited with $src"
 }
 
+# The guest is booted with slab_park=7 (tools/check.sh): the kernel must
+# refuse it with a warning that names it and keep the default, 1.
+# shellcheck disable=SC2317 # called through run_suite
+check_bootparam() {
+	grep -q 'slab_park=7' /proc/cmdline || { say "FAIL: not booted with slab_park=7"; return 1; }
+	if ! dmesg | grep -q 'invalid slab_park=7'; then
+		say "FAIL: no warning about slab_park=7 in dmesg"
+		return 1
+	fi
+	dmesg | grep 'slab_park' | sed 's/^/# dmesg: /'
+	n=0
+	for f in /sys/kernel/slab/*/park; do
+		[ -L "${f%/park}" ] && continue
+		[ "$(cat "$f")" = 1 ] || { say "FAIL: $f is $(cat "$f"), want the default 1"; return 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || { say "FAIL: no /sys/kernel/slab/*/park"; return 1; }
+	say "slab_park=7 refused; park is 1 in all $n caches"
+}
+
 [ $# -gt 1 ] || { echo "usage: check.sh patched|base SUITE..." >&2; exit 2; }
 kernel=$1
 shift
@@ -43,6 +64,9 @@ for suite in "$@"; do
 	kselftest)
 		run_suite kselftest sh -c "cd $S/kselftest && ./run_kselftest.sh -c slub_park > $OUT/kselftest.txt 2>&1; st=\$?; cat $OUT/kselftest.txt; exit \$st"
 		ksft_expect "$OUT/kselftest.txt" "$kernel"
+		;;
+	bootparam)
+		run_suite bootparam check_bootparam
 		;;
 	race-widen)
 		run_suite race-widen sh "$S/tools/guest/race-widen.sh"
