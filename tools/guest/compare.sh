@@ -38,7 +38,7 @@ if [ -f "$SYS/park" ]; then
 	echo "# parking switch present: comparing park=0 (off), 1 (trylock+park), 2 (always park)"
 else
 	modes=base
-	echo "# this kernel has no /sys/kernel/slab/$CACHE/park switch (unpatched or without patch 3):"
+	echo "# this kernel has no /sys/kernel/slab/$CACHE/park switch (unpatched or without patch 4):"
 	echo "# parking cannot be switched, so only the base numbers are measured"
 fi
 
