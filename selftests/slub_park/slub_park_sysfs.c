@@ -377,7 +377,11 @@ TEST_F(slab, parked_zero)
 				  left, PARK_SETTLE_MS);
 }
 
-/* When quiescent: park_slab == unpark_slab, park_slab <= free_add_partial. */
+/*
+ * When quiescent: park_slab == unpark_slab.  Not park_slab <= free_add_partial:
+ * a free that empties a full slab (a sheaf flush of all its objects) and parks
+ * it counts only park_slab, as without parking it would count only free_slab.
+ */
 TEST_F(slab, park_counters)
 {
 	static struct sumparts park, unpark, event, fap, parked;
@@ -401,7 +405,6 @@ TEST_F(slab, park_counters)
 	if (EXACT_STATS) {
 		EXPECT_EQ(park.sum, unpark.sum);
 	}
-	EXPECT_LE(park.sum, fap.sum);
 	if (!slab_parse(self, "unpark_event", 'C', &event)) {
 		EXPECT_LE(event.sum, unpark.sum);
 	}
