@@ -146,7 +146,13 @@ if [ -f "$stamp" ] && grep -qxF "$want" "$stamp" && artifact_ok; then
 	exit 0
 fi
 
-makeargs=(-C "$src" O="$bdir" ARCH=x86_64 -j"$(sp_jobs)")
+# A fragment may name another architecture: "# slabpark-arch: i386".
+arch=x86_64
+for f in "${frags[@]}"; do
+	a=$(sed -n 's/^# slabpark-arch: *//p' "$f")
+	if [ -n "$a" ]; then arch=$a; fi
+done
+makeargs=(-C "$src" O="$bdir" ARCH="$arch" -j"$(sp_jobs)")
 if sp_use_ccache; then
 	makeargs+=(CC="ccache gcc")
 fi

@@ -187,7 +187,7 @@ do_debug_gate() {
 # ---- main ---------------------------------------------------------------
 
 all_steps=(deps shellcheck slabstat-host docs kernel-source checkpatch series-bisect
-	matrix-numa-off matrix-stats-off matrix-tiny matrix-rt
+	matrix-numa-off matrix-stats-off matrix-tiny matrix-rt matrix-i386
 	kernel-patched kernel-base guest-patched guest-base race-widen debug-gate)
 [ $# -gt 0 ] && steps=("$@") || steps=("${all_steps[@]}")
 
