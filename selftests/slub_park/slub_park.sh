@@ -971,14 +971,19 @@ nosheaves_restore() {
 	BASE_OBJECTS=$(stat_sum objects)
 }
 
-t_park_no_sheaves() {
-	need_parking || return
-	need_two_nodes || return
+# Reload the module without sheaves; on failure, the default module again.
+nosheaves_load() {
 	unload || return 1
 	if ! load no_sheaves=1 placement=cross alloc_node="$NODE_A" free_node="$NODE_B"; then
 		load
 		return 1
 	fi
+}
+
+t_park_no_sheaves() {
+	need_parking || return
+	need_two_nodes || return
+	nosheaves_load || return 1
 	ok=0
 	cap=$(cat "$SLAB/sheaf_capacity" 2>/dev/null)
 	if [ "$cap" != 0 ]; then
@@ -1052,11 +1057,7 @@ fp_steps() {
 t_park_footprint() {
 	need_parking || return
 	need_two_nodes || return
-	unload || return 1
-	if ! load no_sheaves=1 placement=cross alloc_node="$NODE_A" free_node="$NODE_B"; then
-		load
-		return 1
-	fi
+	nosheaves_load || return 1
 	ok=0
 	fp_steps 0 || { nosheaves_restore; return 1; }
 	base_slabs=$FP_SLABS
