@@ -37,15 +37,30 @@ keys=(ops_per_sec threads_per_cpu alloc_threads free_threads remote_free_pct
 	done
 } >"$csv"
 
-# median of ops_per_sec per placement and mode, then the ratio table
+# One pass over the runs: the median ops/s per placement and mode with the
+# cross/local ratio, then the footprint, median (min-max) of peak_slabs and
+# rest_slabs.
 awk -F, '
-	NR == 1 { next }
-	{ v[$1 SUBSEP $2] = v[$1 SUBSEP $2] " " $4; tpc[$1] = $5; modes[$2] = 1; places[$1] = 1 }
-	function median(s,   a, n, i, j, t) {
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{
+		k = $1 SUBSEP $2; places[$1] = 1; modes[$2] = 1; tpc[$1] = $col["threads_per_cpu"]
+		ops[k] = ops[k] " " $col["ops_per_sec"]
+		pk[k] = pk[k] " " $col["peak_slabs"]; rs[k] = rs[k] " " $col["rest_slabs"]
+	}
+	# sorted(S, A): the numbers of the list S into A, ascending; returns how many
+	function sorted(s, a,   n, i, j, t) {
 		n = split(s, a, " ")
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-		if (n == 0) return ""
+		if (n && a[1] == "") n = 0
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n
+	}
+	function median(s,   a, n) {
+		if (!(n = sorted(s, a))) return ""
 		return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	function med_range(s,   a, n) {
+		if (!(n = sorted(s, a))) return "n/a"
+		return sprintf("%d (%d-%d)", median(s), a[1], a[n])
 	}
 	END {
 		split("0 1 2 base", order, " ")
@@ -58,7 +73,7 @@ awk -F, '
 		for (p in places) {
 			printf "%-10s %8s", p, tpc[p]
 			for (i = 1; i <= 4; i++) if (order[i] in modes) {
-				m[p, order[i]] = median(v[p SUBSEP order[i]])
+				m[p, order[i]] = median(ops[p SUBSEP order[i]])
 				printf " %14.0f", m[p, order[i]]
 			}
 			print ""
@@ -71,25 +86,6 @@ awk -F, '
 			}
 			print ""
 		}
-	}
-' "$csv"
-# footprint: median (min-max) of peak_slabs and rest_slabs per placement, mode
-awk -F, '
-	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	{
-		k = $1 SUBSEP $2; places[$1] = 1; modes[$2] = 1
-		pk[k] = pk[k] " " $col["peak_slabs"]; rs[k] = rs[k] " " $col["rest_slabs"]
-	}
-	function stat(s,   a, n, i, j, t, med) {
-		n = split(s, a, " ")
-		if (n == 0 || a[1] == "") return "n/a"
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-		med = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		return sprintf("%d (%d-%d)", med, a[1], a[n])
-	}
-	END {
-		split("0 1 2 base", order, " ")
-		names["0"] = "off"; names["1"] = "on"; names["2"] = "always"; names["base"] = "base"
 		print ""
 		print "== footprint: slabs of the cache at the peak of a run (sampled every 0.1 s) and at rest 1 s after it (no shrink); median (min-max)"
 		printf "%-10s %-5s", "placement", "slabs"
@@ -97,10 +93,10 @@ awk -F, '
 		print ""
 		for (p in places) {
 			printf "%-10s %-5s", p, "peak"
-			for (i = 1; i <= 4; i++) if (order[i] in modes) printf " %20s", stat(pk[p SUBSEP order[i]])
+			for (i = 1; i <= 4; i++) if (order[i] in modes) printf " %20s", med_range(pk[p SUBSEP order[i]])
 			print ""
 			printf "%-10s %-5s", "", "rest"
-			for (i = 1; i <= 4; i++) if (order[i] in modes) printf " %20s", stat(rs[p SUBSEP order[i]])
+			for (i = 1; i <= 4; i++) if (order[i] in modes) printf " %20s", med_range(rs[p SUBSEP order[i]])
 			print ""
 		}
 	}

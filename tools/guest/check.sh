@@ -62,7 +62,8 @@ esac
 for suite in "$@"; do
 	case "$suite" in
 	kselftest)
-		run_suite kselftest sh -c "cd $S/kselftest && ./run_kselftest.sh -c slub_park > $OUT/kselftest.txt 2>&1; st=\$?; cat $OUT/kselftest.txt; exit \$st"
+		# streamed, and kept for ksft_expect
+		run_suite kselftest sh -c "set -o pipefail; cd $S/kselftest && ./run_kselftest.sh -c slub_park 2>&1 | tee $OUT/kselftest.txt"
 		ksft_expect "$OUT/kselftest.txt" "$kernel"
 		;;
 	bootparam)
