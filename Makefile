@@ -8,6 +8,9 @@
 #   make check    all tests (ShellCheck, checkpatch, host tests, build
 #                 matrix, guest kselftests on patched and base kernels,
 #                 debug gate)
+#   make check-full   make check, and PREEMPT_RT and UMA kernels booted
+#                 (kselftest, slub_kunit), slub_kunit on kernels with
+#                 parking broken on purpose; run on every series change
 #   make soak DURATION=600   randomized long run with invariant checks
 #   make          build the module against KDIR (a tester's own kernel)
 #
@@ -19,7 +22,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 export KSRC PATCHES RUNS DURATION_MS PLACEMENTS NODES CPUS_PER_NODE LOCKSTAT NO_SHEAVES \
 	KVM SLABPARK_CACHE GUEST_TIMEOUT DURATION RESULTS_DIR CHECK_DEBUG DEBUG
 
-.PHONY: all modules clean run check soak kernel slabstat help
+.PHONY: all modules clean run check check-full soak kernel slabstat help
 
 all modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -33,6 +36,9 @@ run:
 
 check:
 	@tools/check.sh
+
+check-full:
+	@tools/check.sh --full
 
 soak:
 	@tools/soak.sh

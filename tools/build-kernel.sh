@@ -13,6 +13,9 @@
 #   --variant widen     the series + tools/patches/widen-park-races.patch,
 #                       bench-only delays that widen the parking races
 #                       (slub_widen_races=1); never in patches/
+#   --variant break     the series + tools/patches/break-parking.patch,
+#                       bench-only switches that break parking on purpose
+#                       (slub_break_parking=), to see the tests fail
 #   --config NAME       tools/configs/base.config plus tools/configs/NAME.config
 #                       for each '+'-separated NAME (e.g. debug, lockstat,
 #                       numa-off); default: just base
@@ -48,7 +51,7 @@ while [ $# -gt 0 ]; do
 	*) usage ;;
 	esac
 done
-case "$variant" in patched|base|widen|upto[0-9]*) ;; *) usage ;; esac
+case "$variant" in patched|base|widen|break|upto[0-9]*) ;; *) usage ;; esac
 
 frags=("$SLABPARK_TOP/tools/configs/base.config")
 cfgname=base
@@ -64,25 +67,29 @@ fi
 
 sp_need_cmds make gcc flex bison bc git
 
-WIDEN_PATCH=$SLABPARK_TOP/tools/patches/widen-park-races.patch
-# widen_branch SRC: check out branch slabpark-widen = the series (branch
-# slabpark) + WIDEN_PATCH, made again when either changed.
-widen_branch() {
-	local tree=$1 want have
-	want="$(git -C "$tree" rev-parse slabpark)-$(sp_hash_files "$WIDEN_PATCH")"
-	have=$(git -C "$tree" config --get branch.slabpark-widen.slabparkWiden || true)
+# bench_branch SRC VARIANT: check out branch slabpark-VARIANT = the series
+# (branch slabpark) + the bench-only patch of VARIANT (never in patches/),
+# made again when either changed.
+bench_branch() {
+	local tree=$1 v=$2 patch want have
+	case "$v" in
+	widen) patch=$SLABPARK_TOP/tools/patches/widen-park-races.patch ;;
+	break) patch=$SLABPARK_TOP/tools/patches/break-parking.patch ;;
+	esac
+	want="$(git -C "$tree" rev-parse slabpark)-$(sp_hash_files "$patch")"
+	have=$(git -C "$tree" config --get "branch.slabpark-$v.slabparkBench" || true)
 	if [ "$want" = "$have" ]; then
-		git -C "$tree" checkout -q -f slabpark-widen
+		git -C "$tree" checkout -q -f "slabpark-$v"
 		return
 	fi
-	git -C "$tree" checkout -q -f -B slabpark-widen slabpark
-	if ! git -C "$tree" am -q "$WIDEN_PATCH" >"$SLABPARK_LOGDIR/git-am-widen.log" 2>&1; then
+	git -C "$tree" checkout -q -f -B "slabpark-$v" slabpark
+	if ! git -C "$tree" am -q "$patch" >"$SLABPARK_LOGDIR/git-am-$v.log" 2>&1; then
 		git -C "$tree" am --abort >/dev/null 2>&1 || true
 		git -C "$tree" checkout -q -f slabpark
-		sed 's/^/    /' "$SLABPARK_LOGDIR/git-am-widen.log" >&2
-		sp_die "$(basename "$WIDEN_PATCH") does not apply on the series"
+		sed 's/^/    /' "$SLABPARK_LOGDIR/git-am-$v.log" >&2
+		sp_die "$(basename "$patch") does not apply on the series"
 	fi
-	git -C "$tree" config branch.slabpark-widen.slabparkWiden "$want"
+	git -C "$tree" config "branch.slabpark-$v.slabparkBench" "$want"
 }
 src=$("$SLABPARK_TOP/tools/kernel-src.sh")
 ver=$(make -s -C "$src" kernelversion)
@@ -93,10 +100,10 @@ fi
 cfghash=$(sp_hash_files "${frags[@]}")
 bdir=$SLABPARK_CACHE/build/$ver-$variant-${cfgname//+/-}-$cfghash
 [ -n "${KSRC:-}" ] && bdir=$bdir-$(echo "$src" | sha256sum | cut -c1-8)
-# The widen kernel differs from the patched one in mm/slub.c alone: start
-# its build directory as a copy of the patched one, so kbuild rebuilds
-# that file and relinks instead of building everything.
-if [ "$variant" = widen ] && [ ! -d "$bdir" ]; then
+# The widen and break kernels differ from the patched one in mm/slub.c
+# alone: start their build directory as a copy of the patched one, so
+# kbuild rebuilds that file and relinks instead of building everything.
+if { [ "$variant" = widen ] || [ "$variant" = break ]; } && [ ! -d "$bdir" ]; then
 	pdir=$SLABPARK_CACHE/build/$ver-patched-${cfgname//+/-}-$cfghash
 	if [ -f "$pdir/arch/x86/boot/bzImage" ]; then
 		sp_stage "seeding $bdir from $pdir"
@@ -118,8 +125,8 @@ if [ -z "${KSRC:-}" ]; then
 	else
 		"$SLABPARK_TOP/tools/series.sh" apply --tree "$src"
 	fi
-	if [ "$variant" = widen ]; then
-		widen_branch "$src"
+	if [ "$variant" = widen ] || [ "$variant" = break ]; then
+		bench_branch "$src" "$variant"
 	fi
 	if [[ "$variant" == upto* ]]; then
 		upto=${variant#upto}

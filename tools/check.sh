@@ -6,6 +6,9 @@
 # $SLABPARK_CACHE/logs/check/<step>.log and its path is printed on failure.
 #
 # Usage: tools/check.sh [STEP...]      (default: all steps; see 'steps' below)
+#        tools/check.sh --full         all steps and the check-full ones:
+#                                      PREEMPT_RT and UMA kernels booted,
+#                                      slub_kunit on kernels broken on purpose
 #
 # Environment: KSRC (use your own tree; skips the base-vs-patched steps),
 # SLABPARK_CACHE, GUEST_TIMEOUT, CHECK_DEBUG=0 (skip the debug-kernel gate).
@@ -129,15 +132,23 @@ do_series_bisect() {
 	tools/check-series.sh
 }
 
+# mm/slub.o, and slub_kunit with the series' parking cases where the
+# configuration can have it (not with SLUB_TINY), with W=1.
 do_matrix() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: the build matrix is for the bench tree"; return 4; }
-	local bdir
-	bdir=$(tools/build-kernel.sh --config "$1" --target mm/slub.o --w1)
-	if grep -E '^[^ ]*mm/slub\.c:[0-9]+:[0-9]+: (warning|error)' "$bdir/build.log"; then
-		echo "W=1 warnings in mm/slub.c with config $1"
+	local bdir cfg=$1+kunit target="mm/slub.o lib/tests/slub_kunit.o"
+	if [ "$1" = tiny ]; then
+		cfg=$1 target=mm/slub.o
+	fi
+	bdir=$(tools/build-kernel.sh --config "$cfg" --target "$target" --w1)
+	if grep -E '^[^ ]*(mm/slub|lib/tests/slub_kunit)\.c:[0-9]+:[0-9]+: (warning|error)' "$bdir/build.log"; then
+		echo "W=1 warnings with config $cfg"
 		return 1
 	fi
-	echo "mm/slub.o builds with W=1 and no warnings: base + $1"
+	for o in $target; do
+		[ -f "$bdir/$o" ] || { echo "$o was not built with config $cfg"; return 1; }
+	done
+	echo "$target build with W=1 and no warnings: base + ${cfg//+/ + }"
 }
 
 # Each step runs in a subshell: later steps ask build-kernel.sh again for
@@ -157,6 +168,16 @@ guest_check() {
 	shift 2
 	stage=$(tools/stage-guest.sh "$bdir")
 	tools/vm/run-guest.sh --kernel "$bdir" --stage "$stage:." ${GUEST_APPEND:+--append "$GUEST_APPEND"} \
+		--out "$SLABPARK_CACHE/runs/check-$label" -- tools/guest/check.sh "$@"
+}
+# guest_check with slub_kunit staged as kunit/slub_kunit.ko
+guest_check_kunit() {
+	local bdir=$1 label=$2 stage
+	shift 2
+	stage=$(tools/stage-guest.sh "$bdir")
+	[ -f "$bdir/lib/tests/slub_kunit.ko" ] || { echo "no slub_kunit.ko in $bdir"; return 1; }
+	tools/vm/run-guest.sh --kernel "$bdir" --stage "$stage:." \
+		--stage "$bdir/lib/tests/slub_kunit.ko:kunit/slub_kunit.ko" \
 		--out "$SLABPARK_CACHE/runs/check-$label" -- tools/guest/check.sh "$@"
 }
 do_guest_patched() {
@@ -179,6 +200,28 @@ do_race_widen() {
 	guest_check "$(tools/build-kernel.sh --variant widen)" widen patched race-widen
 }
 
+# ---- check-full steps (make check-full; run on every series change) ------
+
+# The PREEMPT_RT and UMA (CONFIG_NUMA=n) kernels booted, with the kselftest
+# smoke mode and slub_kunit (the parking cases and the slow
+# kmalloc_nolock() kprobe case, which fits without KASAN).
+do_boot_rt() {
+	[ -z "${KSRC:-}" ] || { echo "KSRC set: the RT kernel is built from the bench tree"; return 4; }
+	guest_check_kunit "$(tools/build-kernel.sh --variant patched --config rt+kunit)" rt rt kselftest kunit
+}
+do_boot_numa_off() {
+	[ -z "${KSRC:-}" ] || { echo "KSRC set: the UMA kernel is built from the bench tree"; return 4; }
+	NODES=1 CPUS_PER_NODE=4 guest_check_kunit \
+		"$(tools/build-kernel.sh --variant patched --config numa-off+kunit)" uma uma kselftest kunit
+}
+
+# slub_kunit's parking cases fail, each for what it tests, on kernels with
+# parking broken on purpose (tools/kunit-mutants.sh)
+do_kunit_mutants() {
+	[ -z "${KSRC:-}" ] || { echo "KSRC set: the break kernel is built from the bench tree"; return 4; }
+	tools/kunit-mutants.sh
+}
+
 do_debug_gate() {
 	[ "${CHECK_DEBUG:-1}" != 0 ] || { echo "CHECK_DEBUG=0: debug gate not run"; return 4; }
 	tools/debug-gate.sh
@@ -189,7 +232,15 @@ do_debug_gate() {
 all_steps=(deps shellcheck slabstat-host docs kernel-source checkpatch series-bisect
 	matrix-numa-off matrix-stats-off matrix-tiny matrix-rt matrix-i386
 	kernel-patched kernel-base guest-patched guest-base race-widen debug-gate)
-[ $# -gt 0 ] && steps=("$@") || steps=("${all_steps[@]}")
+full_steps=(boot-rt boot-numa-off kunit-mutants)
+if [ "${1:-}" = --full ]; then
+	shift
+	steps=("${all_steps[@]}" "${full_steps[@]}")
+elif [ $# -gt 0 ]; then
+	steps=("$@")
+else
+	steps=("${all_steps[@]}")
+fi
 
 echo "TAP version 13"
 echo "1..${#steps[@]}"
@@ -209,7 +260,10 @@ for s in "${steps[@]}"; do
 	guest-base) step guest-base do_guest_base ;;
 	race-widen) step race-widen do_race_widen ;;
 	debug-gate) step debug-gate do_debug_gate ;;
-	*) echo "check.sh: unknown step '$s' (steps: ${all_steps[*]})" >&2; exit 2 ;;
+	boot-rt) step boot-rt do_boot_rt ;;
+	boot-numa-off) step boot-numa-off do_boot_numa_off ;;
+	kunit-mutants) step kunit-mutants do_kunit_mutants ;;
+	*) echo "check.sh: unknown step '$s' (steps: ${all_steps[*]} ${full_steps[*]})" >&2; exit 2 ;;
 	esac
 done
 

@@ -12,6 +12,7 @@
 # Usage: tools/debug-gate.sh [--kernel BUILD_DIR] [--variant patched|base]
 #                            [--boots default,park2] [--skip GROUPS]
 #                            [--kunit-slow] [--full] [--timeout S] [--out DIR]
+#                            [--append ARGS]
 #
 #   --kernel DIR     use this kernel build (debug config) instead of building
 #   --variant V      build tools/build-kernel.sh --variant V (default patched)
@@ -27,6 +28,10 @@
 #                    the park fuzz and kmemleak)
 #   --timeout S      per boot (default 3000; GUEST_TIMEOUT=)
 #   --out DIR        results (default $SLABPARK_CACHE/runs/debug-gate-<boot>)
+#   --append ARGS    more kernel command line arguments for every boot
+#                    (e.g. slub_break_parking=1 with the break kernel of
+#                    tools/build-kernel.sh --variant break --config debug,
+#                    to see the gate fail)
 #
 # KSRC=/path/to/tree builds and tests that tree as is (as build-kernel.sh
 # does), e.g. a tree with a deliberate bug to see the gate fail.
@@ -51,6 +56,7 @@ slow=0
 full=0
 tmo=${GUEST_TIMEOUT:-3000}
 outbase=
+more_append=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) [ $# -ge 2 ] || usage; kdir=$2; shift 2 ;;
@@ -61,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--full) full=1; shift ;;
 	--timeout) [ $# -ge 2 ] || usage; tmo=$2; shift 2 ;;
 	--out) [ $# -ge 2 ] || usage; outbase=$2; shift 2 ;;
+	--append) [ $# -ge 2 ] || usage; more_append=$2; shift 2 ;;
 	-h|--help) usage ;;
 	*) usage ;;
 	esac
@@ -113,9 +120,10 @@ for b in "${bootlist[@]}"; do
 	# (run-guest.sh boots with loglevel=5 after quiet: WARN splats and
 	# lockdep reports, KERN_WARNING, reach the console)
 	append=()
+	[ -z "$more_append" ] || append=(--append "$more_append")
 	extra=()
 	if [ "$b" = park2 ]; then
-		append=(--append slab_park=2)
+		append+=(--append slab_park=2)
 		# The kselftest, the module and debugfs parameter fuzz and the
 		# rmmods do not depend on the parking mode: once per gate is
 		# enough (time budget of make check).  This boot runs slub_kunit,

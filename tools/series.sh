@@ -18,9 +18,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PATCHDIR=$SLABPARK_TOP/patches
-# The version of the series sent: "[PATCH v2 n/N]".  Raise it with each
+# The version of the series sent: "[PATCH v3 n/N]".  Raise it with each
 # series that is sent again.
-SERIES_VERSION=2
+SERIES_VERSION=3
 SERIES=$PATCHDIR/series
 BASE_REF=base
 

@@ -4,12 +4,16 @@
 # Guest side of 'make check' (runs under busybox sh as /slabpark/run.sh).
 #
 # Usage: check.sh KERNEL SUITE...
-#   KERNEL           patched or base: the kselftest outcome to expect
-#                    (ksft_expect in lib.sh)
+#   KERNEL           patched, base, rt or uma: the kselftest outcome to
+#                    expect (ksft_expect in lib.sh)
 #   kselftest        run_kselftest.sh -c slub_park (smoke mode)
 #   slabstat-window  tools/guest-window.sh: slabstat per-node split on a cross run
 #   race-widen       tools/guest/race-widen.sh (widen kernel only)
 #   bootparam        booted with slab_park=7: refused, every cache at 1
+#   kunit            slub_kunit (staged as kunit/slub_kunit.ko): every case
+#                    passes, the 11 slab parking cases and the slow
+#                    kmalloc_nolock() kprobe case among them; only the perf
+#                    event case may skip (TCG has no hardware PMU)
 #
 # Each suite prints KTAP; the exit status is non-zero if any suite failed.
 
@@ -52,11 +56,42 @@ check_bootparam() {
 	say "slab_park=7 refused; park is 1 in all $n caches"
 }
 
-[ $# -gt 1 ] || { echo "usage: check.sh patched|base SUITE..." >&2; exit 2; }
+# shellcheck disable=SC2317 # called through run_suite
+check_kunit() {
+	k=$S/kunit
+	[ -f "$k/slub_kunit.ko" ] || { say "FAIL: no $k/slub_kunit.ko staged"; return 1; }
+	if [ -f "$k/kunit.ko" ] && [ ! -d /sys/module/kunit ]; then
+		insmod "$k/kunit.ko" || { say "FAIL: insmod kunit.ko"; return 1; }
+	fi
+	# the kprobe case makes 10^6 kmalloc_nolock() calls: minutes under TCG
+	hto=/proc/sys/kernel/hung_task_timeout_secs
+	[ -w "$hto" ] && echo 0 >"$hto"
+	t0=$(date +%s)
+	insmod "$k/slub_kunit.ko" || { say "FAIL: insmod slub_kunit.ko"; return 1; }
+	[ -r "$KUNIT_RES" ] || { say "FAIL: no $KUNIT_RES"; return 1; }
+	cp "$KUNIT_RES" "$OUT/kunit-slub_test.ktap"
+	kunit_results "$KUNIT_RES"
+	say "slub_kunit in $(($(date +%s) - t0)) s: $KUNIT_PASS passed ($KUNIT_PARK slab parking cases), $KUNIT_FAIL failed, $KUNIT_SKIP skipped"
+	ok=0
+	[ "$KUNIT_FAIL" = 0 ] || { say "FAIL: $KUNIT_FAIL case(s) failed"; ok=1; }
+	[ "$KUNIT_SUITE" = ok ] || { say "FAIL: suite line '$KUNIT_SUITE'"; ok=1; }
+	[ "$KUNIT_PARK" = "$KUNIT_PARK_CASES" ] ||
+		{ say "FAIL: $KUNIT_PARK slab parking cases passed, want $KUNIT_PARK_CASES"; ok=1; }
+	grep -q '^[ 	]*ok [0-9]* test_kmalloc_nolock_and_friends_kprobe$' "$KUNIT_RES" ||
+		{ say "FAIL: the kmalloc_nolock() kprobe case did not run and pass"; ok=1; }
+	skips=$(sed -n 's/^[ 	]*ok [0-9]* \(test_[a-z_]*\) *# *SKIP.*/\1/p' "$KUNIT_RES" |
+		grep -v '^test_kmalloc_nolock_and_friends_perf$' | tr '\n' ' ')
+	[ -z "$skips" ] || { say "FAIL: cases skipped: $skips"; ok=1; }
+	[ "$ok" = 0 ] || grep -B2 -A8 'EXPECTATION\|ASSERTION' "$KUNIT_RES" | head -n 60 | sed 's/^/#   /'
+	rmmod slub_kunit
+	return "$ok"
+}
+
+[ $# -gt 1 ] || { echo "usage: check.sh patched|base|rt|uma SUITE..." >&2; exit 2; }
 kernel=$1
 shift
 case "$kernel" in
-patched|base) ;;
+patched|base|rt|uma) ;;
 *) echo "check.sh: unknown kernel '$kernel'" >&2; exit 2 ;;
 esac
 for suite in "$@"; do
@@ -68,6 +103,9 @@ for suite in "$@"; do
 		;;
 	bootparam)
 		run_suite bootparam check_bootparam
+		;;
+	kunit)
+		run_suite kunit check_kunit
 		;;
 	race-widen)
 		run_suite race-widen sh "$S/tools/guest/race-widen.sh"

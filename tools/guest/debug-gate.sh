@@ -13,12 +13,17 @@
 #
 # Tests (KTAP, one test point each):
 #   kunit          insmod slub_kunit; every case of
-#                  /sys/kernel/debug/kunit/slub_test/results must pass
+#                  /sys/kernel/debug/kunit/slub_test/results must pass, the
+#                  11 slab parking cases of the series among them
 #   kselftest      run_kselftest.sh -c slub_park (smoke mode)
 #   boot-park      a new cache's 'park' equals slab_park= of the command line
-#   stress-P-parkM the stress module, placement P, park=M (M in 1 2), then
-#                  the quiescence invariants (parked 0, park_slab ==
+#   stress-P-V     the stress module, placement P, V = park1 (sheaves),
+#                  park1-nosheaves, park2-nosheaves, the cache shrunk during
+#                  the run on the freeing CPUs (KASAN's quarantine would
+#                  hold the frees); a park=2 run must park; then the
+#                  quiescence invariants (parked 0, park_slab ==
 #                  unpark_slab, no objects left after shrink)
+#   park1-parked   the park=1 runs (plus up to 5 more) parked slabs
 #   fuzz-modparam  every load parameter at, just outside and beyond its
 #                  range and as garbage: insmod fails or loads and unloads
 #   fuzz-debugfs   every debugfs parameter file likewise; value unchanged
@@ -41,7 +46,6 @@ KUNIT_SLOW=0
 case "$SKIPS" in *" kunit-slow "*) KUNIT_SLOW=1 ;; esac
 # shellcheck source=tools/guest/lib.sh
 . /slabpark/tools/guest/lib.sh
-KUNIT_RES=/sys/kernel/debug/kunit/slub_test/results
 
 TESTNO=0
 NPASS=0
@@ -50,6 +54,7 @@ NSKIP=0
 KUNIT_PASS=0
 KUNIT_FAIL=0
 KUNIT_SKIP=0
+KUNIT_PARK=0
 FUZZ=0
 FUZZ_BAD=0
 RMMODS=0
@@ -167,18 +172,14 @@ t_kunit() {
 		bad "no $KUNIT_RES (CONFIG_KUNIT_DEBUGFS?)"
 	else
 		cp "$KUNIT_RES" "$OUT/kunit-slub_test-$LABEL.ktap"
-		# Case lines are the indented "ok N name" / "not ok N name" of
-		# the suite's subtest; the unindented line is the suite itself.
-		eval "$(awk '
-			/^[ \t]+not ok [0-9]+ / { f++; print "#   " $0 > "/dev/stderr"; next }
-			/^[ \t]+ok [0-9]+ .*# *SKIP/ { s++; next }
-			/^[ \t]+ok [0-9]+ / { p++; next }
-			/^not ok [0-9]+ / { suite = "not ok" }
-			/^ok [0-9]+ / { if (suite == "") suite = "ok" }
-			END { printf "KUNIT_PASS=%d KUNIT_FAIL=%d KUNIT_SKIP=%d KUNIT_SUITE=\"%s\"\n", p, f, s, suite }
-		' "$KUNIT_RES")"
-		say "slub_kunit: $KUNIT_PASS passed, $KUNIT_FAIL failed, $KUNIT_SKIP skipped (suite: ${KUNIT_SUITE:-none})"
-		grep -E '^[ \t]+(not )?ok [0-9]+ ' "$KUNIT_RES" | sed 's/^[ \t]*/#   /'
+		kunit_results "$KUNIT_RES"
+		say "slub_kunit: $KUNIT_PASS passed ($KUNIT_PARK of them slab parking cases), $KUNIT_FAIL failed, $KUNIT_SKIP skipped (suite: ${KUNIT_SUITE:-none})"
+		# patch 5 of the series: every parking case runs and passes
+		# on the patched kernel (KASAN included: the cases flush its
+		# quarantine themselves)
+		if has_park_kernel && [ "$KUNIT_PARK" != "$KUNIT_PARK_CASES" ]; then
+			bad "$KUNIT_PARK slab parking cases passed, want $KUNIT_PARK_CASES"
+		fi
 		[ "$KUNIT_FAIL" = 0 ] || bad "$KUNIT_FAIL slub_kunit case(s) failed (results: out/kunit-slub_test-$LABEL.ktap)"
 		[ $((KUNIT_PASS + KUNIT_FAIL)) -gt 0 ] || bad "slub_kunit ran no case"
 		[ "$KUNIT_SUITE" = ok ] || [ "$KUNIT_FAIL" != 0 ] || bad "slub_test suite line is '${KUNIT_SUITE:-missing}'"
@@ -206,7 +207,7 @@ t_kunit() {
 		echo clear >"$KML"
 	fi
 	rmmod slub_kunit 2>/dev/null || bad "rmmod slub_kunit failed"
-	tp_end kunit "$KUNIT_PASS passed, $KUNIT_FAIL failed, $KUNIT_SKIP skipped"
+	tp_end kunit "$KUNIT_PASS passed ($KUNIT_PARK parking), $KUNIT_FAIL failed, $KUNIT_SKIP skipped"
 }
 
 # ------------------------------------------------------------------------
@@ -237,47 +238,93 @@ objects_base() {
 	OBJ_BASE=$(first "$SLAB/objects")
 }
 
-# stress_run WHAT MODE [MUSTPARK]: one run of the loaded module with park=MODE
-# ("" = leave the switch alone); checks results and invariants
+# The CPUs a run frees on: the shrink loops run there, so that the objects
+# KASAN's quarantine releases are freed as the run's freers free them.
+free_cpus() {
+	case $1 in
+	cross) cat /sys/devices/system/node/node1/cpulist ;;
+	local) cat /sys/devices/system/node/node0/cpulist ;;
+	*) echo "0-$((NCPUS - 1))" ;;
+	esac
+}
+
+# shrink_during_run CPUS: shrink the cache every 50 ms from each of CPUS
+# (a taskset list) while the run is active.  Under KASAN the quarantine
+# holds the frees of a run; kmem_cache_shrink() releases this cache's
+# objects (kasan_cache_shrink()) on the calling CPU, so that the frees
+# reach the slabs, and park, during the run.  A failed shrink is written
+# to $OUT/shrink-errors.
+shrink_during_run() {
+	for c in $(echo "$1" | awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) print c } }'); do
+		# shellcheck disable=SC2016 # expanded by the inner sh
+		taskset -c "$c" sh -c '
+			while [ "$(cat "$1/status")" = running ]; do
+				echo 1 2>>"$3" >"$2/shrink" || echo "shrink failed on CPU $4" >>"$3"
+				sleep 0.05
+			done' shrink "$DBG" "$SLAB" "$OUT/shrink-errors" "$c" &
+	done
+}
+
+# stress_run WHAT PLACEMENT MODE [MUSTPARK]: one run of the loaded module
+# with park=MODE ("" = leave the switch alone), the cache shrunk during the
+# run on the CPUs that free; checks results and invariants.  RUN_PARKS: the
+# slabs parked during the run (park_slab as the run ends, before anything
+# of check_after_run).  With MUSTPARK=1 a run that parked nothing fails.
+RUN_PARKS=0
 stress_run() {
 	what=$1
-	if [ -n "$2" ] && has_park; then
-		wr "$SLAB/park" "$2" || bad "$what: echo $2 > park: $WERR"
-		[ "$(cat "$SLAB/park")" = "$2" ] || bad "$what: park reads '$(cat "$SLAB/park")', want $2"
+	if [ -n "$3" ] && has_park; then
+		wr "$SLAB/park" "$3" || bad "$what: echo $3 > park: $WERR"
+		[ "$(cat "$SLAB/park")" = "$3" ] || bad "$what: park reads '$(cat "$SLAB/park")', want $3"
 	fi
 	objects_base
 	zero_stats
+	rm -f "$OUT/shrink-errors"
 	if ! wr "$DBG/run" 1; then
 		bad "$what: echo 1 > run: $WERR"
 		dmesg_tail
 		return
 	fi
+	shrink_during_run "$(free_cpus "$2")"
 	st=$(timeout 300 cat "$DBG/wait")
+	wait
+	RUN_PARKS=0
+	has_stats && RUN_PARKS=$(first "$SLAB/park_slab")
 	STRESS_RUNS=$((STRESS_RUNS + 1))
 	[ "$st" = "state: done" ] || bad "$what: wait says '$st', want 'state: done'"
 	[ "$(rval error)" = 0 ] || bad "$what: results error $(rval error)"
+	if [ -s "$OUT/shrink-errors" ]; then
+		bad "$what: shrink during the run failed:"
+		sed 's/^/#   /' "$OUT/shrink-errors"
+	fi
 	fr=$(rval frees)
 	[ "${fr:-0}" -gt 0 ] || bad "$what: no frees"
-	say "$what: $(rval frees) frees, $(rval ops_per_sec) ops/s, remote $(rval remote_free_pct)%, alloc_failures $(rval alloc_failures)"
+	say "$what: $(rval frees) frees, $(rval ops_per_sec) ops/s, remote $(rval remote_free_pct)%, alloc_failures $(rval alloc_failures), parked during the run: $RUN_PARKS slabs (park_slab)"
+	if [ "${4:-0}" = 1 ] && has_stats && [ "$RUN_PARKS" = 0 ]; then
+		bad "$what: park=$3 and no slab parked during the run (park_slab 0 before the final shrink)"
+	fi
 	check_after_run "$what" "$OBJ_BASE"
 	PARKS=$((PARKS + PS))
-	# a note, not a failure: with KASAN's quarantine few frees reach the
-	# slabs during a short run
-	if [ "${3:-0}" = 1 ] && has_stats && [ "$(first "$SLAB/park_slab")" = 0 ]; then
-		say "note: $what: no slab parked (park_slab 0) with park=2 and no sheaves"
-	fi
 }
 
+# Every placement with park=1 with the cache's sheaves and without, and
+# park=2 without: the frees reach __slab_free(), and the shrink loops make
+# them do so during the run.  park=2 must park in every run; park=1 parks
+# only where the list_lock trylock fails, which is rare at 4 vCPUs: the
+# park=1 runs together must park (test point park1-parked), and up to 5
+# more sheaf-less local runs are made for that if they did not; without
+# sheaves, local frees park as often as remote ones (the allocators hold
+# the same node's list_lock).
+PARK1_PARKS=0
 t_stress() {
 	for pl in cross local balanced; do
-		for m in 1 2; do
+		for v in park1 park1-nosheaves park2-nosheaves; do
 			tp_begin
-			name=stress-$pl-park$m
-			# park=2 runs use a sheaf-less cache: every free then
-			# reaches __slab_free(), so slabs park even in the few
-			# thousand operations a TCG + KASAN guest manages
+			name=stress-$pl-$v
+			m=${v#park}
+			m=${m%%-*}
 			ns=0
-			[ "$m" = 2 ] && ns=1
+			case $v in *-nosheaves) ns=1 ;; esac
 			if ! insmod "$KO" placement=$pl duration_ms=1500 no_sheaves=$ns; then
 				bad "$name: insmod failed"
 				dmesg_tail
@@ -285,10 +332,11 @@ t_stress() {
 				continue
 			fi
 			if has_park; then
-				stress_run "$name" $m $ns
+				stress_run "$name" $pl "$m" $((m - 1))
+				[ "$m" = 1 ] && PARK1_PARKS=$((PARK1_PARKS + RUN_PARKS))
 				note=
 			else
-				stress_run "$name" ""
+				stress_run "$name" $pl ""
 				note="SKIP parking: no $SLAB/park (unpatched kernel); plain run done"
 			fi
 			unload
@@ -303,10 +351,25 @@ t_stress() {
 					NFAIL=$((NFAIL + 1))
 				fi
 			else
-				tp_end "$name"
+				tp_end "$name" "$RUN_PARKS parked in the run"
 			fi
 		done
 	done
+	has_park_kernel && has_stats_kernel || return 0
+	tp_begin
+	extra=0
+	while [ "$PARK1_PARKS" = 0 ] && [ $extra -lt 5 ]; do
+		extra=$((extra + 1))
+		if ! insmod "$KO" placement=local duration_ms=1500 no_sheaves=1; then
+			bad "park1 extra run $extra: insmod failed"
+			break
+		fi
+		stress_run "stress-local-park1-extra$extra" local 1
+		PARK1_PARKS=$((PARK1_PARKS + RUN_PARKS))
+		unload
+	done
+	[ "$PARK1_PARKS" -gt 0 ] || bad "park=1: no slab parked in $((6 + extra)) runs under the debug kernel"
+	tp_end park1-parked "$PARK1_PARKS slabs parked by park=1 runs, $extra extra runs"
 }
 
 t_boot_park() {
@@ -323,8 +386,9 @@ t_boot_park() {
 	tp_end boot-park "slab_park=${BOOT_PARK:-unset}: new cache has park=$got"
 }
 
-# A kernel has the switch iff any cache has it.
+# A kernel has the switch iff any cache has it; likewise the stats.
 has_park_kernel() { ls /sys/kernel/slab/*/park >/dev/null 2>&1; }
+has_stats_kernel() { ls /sys/kernel/slab/*/park_slab >/dev/null 2>&1; }
 
 # ------------------------------------------------------------------------
 # 3. parameter fuzz
@@ -751,5 +815,5 @@ tp_end dmesg "$probs problem lines"
 echo "1..$TESTNO"
 say "debug gate '$LABEL': kunit cases $KUNIT_PASS passed/$KUNIT_FAIL failed/$KUNIT_SKIP skipped," \
 	"fuzz $FUZZ cases ($FUZZ_BAD bad), $RMMODS rmmods mid-run, $STRESS_RUNS stress runs ($PARKS slabs parked), $LEAKS leaks"
-echo "SLABPARK-DEBUG-GATE label=$LABEL pass=$NPASS fail=$NFAIL skip=$NSKIP kunit_pass=$KUNIT_PASS kunit_fail=$KUNIT_FAIL kunit_skip=$KUNIT_SKIP fuzz=$FUZZ fuzz_bad=$FUZZ_BAD rmmods=$RMMODS stress_runs=$STRESS_RUNS parks=$PARKS leaks=$LEAKS"
+echo "SLABPARK-DEBUG-GATE label=$LABEL pass=$NPASS fail=$NFAIL skip=$NSKIP kunit_pass=$KUNIT_PASS kunit_park=$KUNIT_PARK kunit_fail=$KUNIT_FAIL kunit_skip=$KUNIT_SKIP fuzz=$FUZZ fuzz_bad=$FUZZ_BAD rmmods=$RMMODS stress_runs=$STRESS_RUNS parks=$PARKS leaks=$LEAKS"
 [ "$NFAIL" = 0 ]

@@ -27,6 +27,11 @@
 #                      base, debug): every test reported, no 'not ok', and
 #                      a SKIP only for the tests KSFT_SKIPS_<KERNEL> names;
 #                      calls bad on a violation
+#   kunit_results FILE
+#                      count the cases of a saved slub_test KTAP (debugfs
+#                      results): KUNIT_PASS KUNIT_FAIL KUNIT_SKIP, KUNIT_PARK
+#                      (test_park_* cases that passed), KUNIT_SUITE (the
+#                      suite's own ok / not ok); prints the case lines
 #   check_after_run WHAT OBJECTS_BEFORE
 #                      after a run: quiesce, check_parking (what the run
 #                      left parked goes by the delayed work alone); shrink
@@ -132,12 +137,18 @@ KSFT_SKIPS_patched=
 KSFT_SKIPS_base="park_counters park_no_stranded park_no_sheaves park_footprint"
 KSFT_SKIPS_debug="free_path_stats park_counters park_no_stranded park_footprint \
 shrink accounting destroy_parked"
+# PREEMPT_RT (check-full): as the patched kernel.  A UMA kernel
+# (CONFIG_NUMA=n, check-full): the tests of cross-node placements skip.
+KSFT_SKIPS_rt=
+KSFT_SKIPS_uma="run_cross run_balanced park_counters park_no_stranded park_no_sheaves park_footprint"
 KSFT_TESTS=17
 
 ksft_expect() {
 	case "$2" in
 	patched) allowed=$KSFT_SKIPS_patched ;;
 	base) allowed=$KSFT_SKIPS_base ;;
+	rt) allowed=$KSFT_SKIPS_rt ;;
+	uma) allowed=$KSFT_SKIPS_uma ;;
 	debug) allowed=$KSFT_SKIPS_debug ;;
 	*) bad "ksft_expect: unknown kernel '$2'"; return ;;
 	esac
@@ -154,4 +165,22 @@ ksft_expect() {
 		*) bad "kselftest: $t skipped, which is not expected on the $2 kernel" ;;
 		esac
 	done <"$OUT/ksft-skips"
+}
+
+KUNIT_RES=/sys/kernel/debug/kunit/slub_test/results
+# the slab parking cases of slub_kunit (patch 5 of the series)
+KUNIT_PARK_CASES=11
+kunit_results() {
+	# Case lines are the indented "ok N name" / "not ok N name" of the
+	# suite's subtest; the unindented line is the suite itself.
+	eval "$(awk '
+		/^[ \t]+not ok [0-9]+ / { f++; next }
+		/^[ \t]+ok [0-9]+ .*# *SKIP/ { s++; next }
+		/^[ \t]+ok [0-9]+ test_park_/ { p++; park++; next }
+		/^[ \t]+ok [0-9]+ / { p++; next }
+		/^not ok [0-9]+ / { suite = "not ok" }
+		/^ok [0-9]+ / { if (suite == "") suite = "ok" }
+		END { printf "KUNIT_PASS=%d KUNIT_FAIL=%d KUNIT_SKIP=%d KUNIT_PARK=%d KUNIT_SUITE=\"%s\"\n", p, f, s, park, suite }
+	' "$1")"
+	grep -E '^[ 	]+(not )?ok [0-9]+ ' "$1" | sed 's/^[ 	]*/#   /'
 }

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Show that slub_kunit's slab parking cases (patch 5 of the series) fail
+# when parking is broken, each for what it tests: build the debug kernel
+# with the bench-only tools/patches/break-parking.patch (--variant break;
+# never in patches/) and boot it once per slub_break_parking= mode, with
+# kunit.filter_glob=slub_test.test_park_*:
+#
+#   0  the series as it is: every parking case passes
+#   1  never park: every parking case fails
+#   2  the allocation paths do not unpark: test_park_alloc_unparks,
+#      test_park_bulk_alloc_unparks and test_park_empty_min_partial fail,
+#      and only they
+#   4  unparking keeps every empty slab (the leak of the first series):
+#      test_park_empty_min_partial fails, and only it
+#   8  kmem_cache_shrink() does not unpark: test_park_shrink fails
+#  16  cache shutdown does not unpark: test_park_destroy and
+#      test_park_leak_destroy fail
+#
+# Usage: tools/kunit-mutants.sh [--kernel BUILD_DIR] [--modes 0,1,2,4,8,16]
+# Output: KTAP, one test point per mode.  Exit status 0 when every mode
+# gave exactly the expected failures.
+
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$SLABPARK_TOP"
+
+usage() {
+	sed -n '/^# Usage:/,/^# Output/s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+kdir=
+modes=0,1,2,4,8,16
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) [ $# -ge 2 ] || usage; kdir=$2; shift 2 ;;
+	--modes) [ $# -ge 2 ] || usage; modes=$2; shift 2 ;;
+	*) usage ;;
+	esac
+done
+IFS=, read -r -a modelist <<<"$modes"
+for m in "${modelist[@]}"; do
+	case "$m" in 0|1|2|4|8|16) ;; *) sp_die "--modes: unknown mode '$m' (0 1 2 4 8 16)" ;; esac
+done
+
+[ -n "$kdir" ] || kdir=$(tools/build-kernel.sh --variant break --config debug)
+ko=$kdir/lib/tests/slub_kunit.ko
+[ -f "$ko" ] || sp_die "no $ko: the kernel needs CONFIG_SLUB_KUNIT_TEST=m (--config debug)"
+stage=$(tools/stage-guest.sh "$kdir")
+kstage=(--stage "$ko:kunit/slub_kunit.ko")
+[ -f "$kdir/lib/kunit/kunit.ko" ] && kstage+=(--stage "$kdir/lib/kunit/kunit.ko:kunit/kunit.ko")
+
+echo "TAP version 13"
+echo "1..${#modelist[@]}"
+n=0 failed=0
+for m in "${modelist[@]}"; do
+	n=$((n + 1))
+	out=$SLABPARK_CACHE/runs/kunit-mutant-$m
+	set +e
+	tools/vm/run-guest.sh --kernel "$kdir" --stage "$stage/tools:tools" "${kstage[@]}" \
+		--append "slub_break_parking=$m kunit.filter_glob=slub_test.test_park_*" \
+		--timeout 900 --out "$out" -- tools/guest/kunit-mutants.sh "$m" 2>&1 | sed -u 's/^/    /'
+	rc=${PIPESTATUS[0]}
+	set -e
+	if [ "$rc" = 0 ]; then
+		echo "ok $n break-mode-$m"
+	else
+		echo "not ok $n break-mode-$m # run-guest status $rc, console: $out/console.log"
+		failed=$((failed + 1))
+	fi
+done
+echo "kunit-mutants: $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
