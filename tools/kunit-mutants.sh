@@ -17,8 +17,9 @@
 #   8  kmem_cache_shrink() does not unpark: test_park_shrink fails
 #  16  cache shutdown does not unpark: test_park_destroy and
 #      test_park_leak_destroy fail
+#  32  switching to park mode 0 does not unpark: test_park_mode_off fails
 #
-# Usage: tools/kunit-mutants.sh [--kernel BUILD_DIR] [--modes 0,1,2,4,8,16]
+# Usage: tools/kunit-mutants.sh [--kernel BUILD_DIR] [--modes 0,1,2,4,8,16,32]
 # Output: KTAP, one test point per mode.  Exit status 0 when every mode
 # gave exactly the expected failures.
 
@@ -33,7 +34,7 @@ usage() {
 }
 
 kdir=
-modes=0,1,2,4,8,16
+modes=0,1,2,4,8,16,32
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) [ $# -ge 2 ] || usage; kdir=$2; shift 2 ;;
@@ -43,7 +44,7 @@ while [ $# -gt 0 ]; do
 done
 IFS=, read -r -a modelist <<<"$modes"
 for m in "${modelist[@]}"; do
-	case "$m" in 0|1|2|4|8|16) ;; *) sp_die "--modes: unknown mode '$m' (0 1 2 4 8 16)" ;; esac
+	case "$m" in 0|1|2|4|8|16|32) ;; *) sp_die "--modes: unknown mode '$m' (0 1 2 4 8 16 32)" ;; esac
 done
 
 [ -n "$kdir" ] || kdir=$(tools/build-kernel.sh --variant break --config debug)

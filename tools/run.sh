@@ -6,11 +6,14 @@
 # same boot, and print the comparison.
 #
 # Make variables (environment):
-#   RUNS=3             rounds per placement (each round: park=0, 1, 2)
+#   RUNS=3             rounds per placement (each round: park=0, 1, 2);
+#                      10 with LOCKSTAT=1
 #   DURATION_MS=4000   length of one run
-#   PLACEMENTS="cross local balanced"
+#   PLACEMENTS="cross local balanced"   ("cross balanced" with LOCKSTAT=1)
 #   NODES=2 CPUS_PER_NODE=2   guest size
-#   LOCKSTAT=1         use a CONFIG_LOCK_STAT kernel and report &n->list_lock
+#   LOCKSTAT=1         use a CONFIG_LOCK_STAT kernel and report &n->list_lock:
+#                      medians with ranges, call sites, parks against the
+#                      waits in __slab_free() (tools/summarize-lockstat.sh)
 #   PATCHES=none       the unpatched base (nothing can be switched)
 #   KSRC=/path         your own 7.3 tree, built as is
 #   RESULTS_DIR=DIR    where tables, CSV/JSON and the plot go
@@ -21,12 +24,20 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$SLABPARK_TOP"
 
+LOCKSTAT=${LOCKSTAT:-0}
+# With lock_stat, a run has a few hundred contentions and their count
+# varies a lot from run to run: 10 rounds by default, on the placements
+# that contend (local has no cross-node frees and no contention), so that
+# the modes can be told apart (about 9 min of guest time).
+if [ "$LOCKSTAT" = 1 ]; then
+	RUNS=${RUNS:-10}
+	PLACEMENTS=${PLACEMENTS:-cross balanced}
+fi
 RUNS=${RUNS:-3}
 DURATION_MS=${DURATION_MS:-4000}
 PLACEMENTS=${PLACEMENTS:-cross local balanced}
 NODES=${NODES:-2}
 CPUS_PER_NODE=${CPUS_PER_NODE:-2}
-LOCKSTAT=${LOCKSTAT:-0}
 for v in RUNS DURATION_MS NODES CPUS_PER_NODE; do
 	case "${!v}" in
 	''|*[!0-9]*|0) sp_die "$v=${!v}: must be a positive integer" ;;

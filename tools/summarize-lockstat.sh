@@ -1,37 +1,53 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The &n->list_lock tables of 'make run LOCKSTAT=1': per placement and
-# parking mode, the median over the runs of contentions, acquisitions,
-# contended share, and wait time total/avg/max (microseconds); then the
-# class's call sites per function, from the tools/lockstat-report.sh
-# files the guest wrote.
+# The &n->list_lock tables of 'make run LOCKSTAT=1', from the
+# tools/lockstat-report.sh files the guest wrote (one per run), per
+# placement and parking mode, each figure as "median (min-max)" over the
+# runs:
 #
-# Usage: tools/summarize-lockstat.sh LOCKSTAT_DIR
+#   1. the class: contentions, acquisitions, contended share, wait time
+#      total/avg/max (microseconds);
+#   2. the call sites per function (waiter and holder);
+#   3. parks against waits: the slabs parked per run (park_slab of the run,
+#      from the slabstat deltas) next to the waits in __slab_free() and
+#      all contentions, and how many fewer than with park=0.  With park=1
+#      a slab parks exactly where a trylock failed, so the parks bound the
+#      waits in __slab_free() that parking can remove.  A difference to
+#      park=0 is called "beyond spread" when the interquartile ranges of
+#      the two modes do not overlap, else "within spread": the runs then
+#      do not separate the modes.
+#
+# Usage: tools/summarize-lockstat.sh LOCKSTAT_DIR [RUNS_DIR]
 #   LOCKSTAT_DIR/<placement>-park<mode>-<round>.txt  ("key: value" lines)
+#   RUNS_DIR/<placement>/park<mode>/<round>.json      (slabstat diff --json;
+#                                                     default LOCKSTAT_DIR/../runs)
 
 set -euo pipefail
-if [ $# -ne 1 ] || [ ! -d "$1" ]; then
-	echo "usage: $0 LOCKSTAT_DIR" >&2
+if [ $# -lt 1 ] || [ $# -gt 2 ] || [ ! -d "$1" ]; then
+	echo "usage: $0 LOCKSTAT_DIR [RUNS_DIR]" >&2
 	exit 2
 fi
 dir=$1
+runs_dir=${2:-$dir/../runs}
 
-# each_run FUNC: FUNC PLACEMENT MODE FILE, for every run file
+# each_run FUNC: FUNC PLACEMENT MODE ROUND FILE, for every run file
 each_run() {
 	local f b rest
 	for f in "$dir"/*-park*-*.txt; do
 		[ -f "$f" ] || continue
 		b=$(basename "$f" .txt)
 		rest=${b#*-park}
-		"$1" "${b%%-park*}" "${rest%%-*}" "$f"
+		"$1" "${b%%-park*}" "${rest%%-*}" "${rest#*-}" "$f"
 	done
 }
 
-# awk: median of the space-separated values S, padded with zeros to N
-# values (runs that did not report the row)
-MEDIAN='
-function median(s, n,   a, k, i, j, t) {
+# awk helpers.  q(s, n, f): the f-quantile (0, 0.25, 0.5, 0.75, 1) of the
+# space-separated values s, padded with zeros to n values (runs that did
+# not report the row), by linear interpolation; fmt(s, n, p): "median
+# (min-max)" with p decimals.
+STATS='
+function sortvals(s, n, a,   k, i, j, t) {
 	k = split(s, a, " ")
 	if (n < k)
 		n = k
@@ -40,11 +56,19 @@ function median(s, n,   a, k, i, j, t) {
 	for (i = 1; i <= n; i++)
 		for (j = i + 1; j <= n; j++)
 			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}'
-
-# awk: the park mode by name
-MODE_NAME='
+	return n
+}
+function q(s, n, f,   a, m, x, i) {
+	m = sortvals(s, n, a)
+	if (m == 0)
+		return 0
+	x = 1 + f * (m - 1)
+	i = int(x)
+	return (i >= m) ? a[m] + 0 : a[i] + (x - i) * (a[i + 1] - a[i])
+}
+function fmt(s, n, p) {
+	return sprintf("%." p "f (%." p "f-%." p "f)", q(s, n, 0.5), q(s, n, 0), q(s, n, 1))
+}
 function mode_name(m) {
 	return m == 0 ? "off" : m == 1 ? "on" : m == 2 ? "always" : m
 }'
@@ -58,29 +82,31 @@ sorted_rows() {
 class_row() {
 	awk -v p="$1" -v m="$2" -F': ' '
 		{ v[$1] = $2 }
-		END { print p, m, v["contentions"], v["acquisitions"], v["waittime_total_us"],
-			v["waittime_avg_us"], v["waittime_max_us"] }' "$3"
+		END { print p, m, v["contentions"] + 0, v["acquisitions"] + 0,
+			v["waittime_total_us"] + 0, v["waittime_avg_us"] + 0, v["waittime_max_us"] + 0 }' "$4"
 }
 
 echo
-echo "== &n->list_lock (CONFIG_LOCK_STAT; all caches' list_locks, medians of the runs)"
-each_run class_row | awk "$MEDIAN$MODE_NAME"'
-	{ k = $1 " " $2; keys[k] = 1
-	  for (i = 3; i <= 7; i++) val[k, i] = val[k, i] " " $i }
+echo "== &n->list_lock (CONFIG_LOCK_STAT; all caches' list_locks): median (min-max) of the runs"
+each_run class_row | awk "$STATS"'
+	{ k = $1 " " $2; keys[k] = 1; n[k]++
+	  for (i = 3; i <= 7; i++) val[k, i] = val[k, i] " " $i
+	  share[k] = share[k] " " ($4 > 0 ? 100 * $3 / $4 : 0) }
 	END {
 		for (k in keys) {
 			split(k, pm, " ")
-			c = median(val[k, 3]); a = median(val[k, 4])
-			printf "%s %s\t%-10s %-7s %12.0f %14.0f %8.3f%% %14.2f %10.2f %10.2f\n",
-				pm[1], pm[2], pm[1], mode_name(pm[2]), c, a, (a > 0 ? 100 * c / a : 0),
-				median(val[k, 5]), median(val[k, 6]), median(val[k, 7])
+			printf "%s %s\t%-9s %-6s %4d  %-20s %-26s %-22s %-26s %-22s %s\n",
+				pm[1], pm[2], pm[1], mode_name(pm[2]), n[k],
+				fmt(val[k, 3], n[k], 0), fmt(val[k, 4], n[k], 0),
+				fmt(share[k], n[k], 2) "%", fmt(val[k, 5], n[k], 0),
+				fmt(val[k, 6], n[k], 1), fmt(val[k, 7], n[k], 0)
 		}
 	}' | sorted_rows -k1,1 -k2,2n | sed '1i\
-placement  park     contentions   acquisitions contended  wait total us     avg us     max us'
+placement park   runs  contentions          acquisitions               contended %            wait total us              avg us                 max us'
 
 # Where the waits were: lockdep's call sites of the class (the first four
 # distinct sites per run, see tools/lockstat-report.sh), summed per
-# function, median over the runs (a run without the site counts 0).
+# function; a run without the site counts 0.
 site_rows() {
 	awk -v p="$1" -v m="$2" '
 		/^contention_point: / || /^contending_point: / {
@@ -93,22 +119,76 @@ site_rows() {
 			print "RUN", p, m
 			for (k in n)
 				print "SITE", p, m, k, n[k]
-		}' "$3"
+		}' "$4"
 }
 
 echo
 echo "== &n->list_lock call sites: waiter = contention point (where a CPU waited),"
 echo "   holder = contending point (where the CPU it waited for took the lock);"
-echo "   lockdep keeps the first 4 sites of each kind per run"
-each_run site_rows | awk "$MEDIAN$MODE_NAME"'
+echo "   lockdep keeps the first 4 sites of each kind per run; median (min-max)"
+each_run site_rows | awk "$STATS"'
 	$1 == "RUN" { runs[$2 " " $3]++; next }
 	{ k = $2 " " $3 " " $4 " " $5; keys[k] = 1; vals[k] = vals[k] " " $6 }
 	END {
 		for (k in keys) {
 			split(k, f, " ")
-			c = median(vals[k], runs[f[1] " " f[2]])
-			printf "%s %s %s %.0f\t%-10s %-7s %-7s %-32s %12.0f\n", f[1], f[2], f[3], c,
-				f[1], mode_name(f[2]), f[3], f[4], c
+			nr = runs[f[1] " " f[2]]
+			printf "%s %s %s %.0f\t%-9s %-6s %-7s %-32s %s\n", f[1], f[2], f[3],
+				q(vals[k], nr, 0.5), f[1], mode_name(f[2]), f[3], f[4], fmt(vals[k], nr, 0)
 		}
 	}' | sorted_rows -k1,1 -k2,2n -k3,3r -k4,4nr | sed '1i\
-placement  park    site    function                          contentions'
+placement park   site    function                         contentions'
+
+# park_slab of a run: the "delta" of metric park_slab in its slabstat diff
+# (0 when the kernel has no such counter or the file is missing)
+parks_of() {
+	local f=$runs_dir/$1/park$2/$3.json
+	[ -f "$f" ] || { echo 0; return; }
+	awk '/"park_slab": *\{/ { in_ps = 1 }
+		in_ps && /"delta":/ { gsub(/[^0-9]/, "", $2); print $2 + 0; found = 1; exit }
+		END { if (!found) print 0 }' "$f"
+}
+
+wait_row() {
+	local parks
+	parks=$(parks_of "$1" "$2" "$3")
+	awk -v p="$1" -v m="$2" -v parks="$parks" '
+		/^contentions: / { c = $2 }
+		/^contention_point: / { fn = $3; sub(/\+0x.*/, "", fn); if (fn == "__slab_free") w += $2 }
+		END { print p, m, parks, w + 0, c + 0 }' "$4"
+}
+
+echo
+echo "== parks against waits: slabs parked per run (park_slab), waits in __slab_free()"
+echo "   and all contentions, median (min-max); 'vs park=0' compares the medians;"
+echo "   'beyond spread' when the interquartile ranges of the mode and of park=0"
+echo "   do not overlap, 'within spread' when they do (the runs do not separate"
+echo "   them); lockdep records the first 4 call sites a run, so a run whose"
+echo "   first sites are elsewhere counts 0 waits in __slab_free()"
+each_run wait_row | awk "$STATS"'
+	{ k = $1 " " $2; keys[k] = 1; n[k]++
+	  pk[k] = pk[k] " " $3; w[k] = w[k] " " $4; c[k] = c[k] " " $5 }
+	function verdict(a, na, b, nb) {
+		if (q(a, na, 0.75) < q(b, nb, 0.25) || q(b, nb, 0.75) < q(a, na, 0.25))
+			return "beyond spread"
+		return "within spread"
+	}
+	function cmp(s, ns, z, nz,   d) {
+		if (nz == 0)
+			return "-"
+		d = q(z, nz, 0.5) - q(s, ns, 0.5)
+		return sprintf("%.0f %s, %s", d < 0 ? -d : d, d < 0 ? "more" : "fewer",
+			       verdict(s, ns, z, nz))
+	}
+	END {
+		for (k in keys) {
+			split(k, pm, " ")
+			z = pm[1] " 0"
+			wc = (pm[2] == 0) ? "-" : cmp(w[k], n[k], w[z], n[z])
+			cc = (pm[2] == 0) ? "-" : cmp(c[k], n[k], c[z], n[z])
+			printf "%s %s\t%-9s %-6s %4d  %-20s %-20s %-28s %-20s %s\n", pm[1], pm[2],
+				pm[1], mode_name(pm[2]), n[k], fmt(pk[k], n[k], 0),
+				fmt(w[k], n[k], 0), wc, fmt(c[k], n[k], 0), cc
+		}
+	}' | sorted_rows -k1,1 -k2,2n | sed '1i\
+placement park   runs  parks                waits __slab_free    vs park=0                    contentions          vs park=0'

@@ -7,7 +7,7 @@
 # slub_break_parking=MODE, and check that exactly the cases that test what
 # MODE breaks fail.  Runs under busybox sh as /slabpark/run.sh.
 #
-# Usage: kunit-mutants.sh MODE      (0, or one of the bits 1 2 4 8 16)
+# Usage: kunit-mutants.sh MODE      (0, or one of the bits 1 2 4 8 16 32)
 
 set -u
 MODE=${1:?usage: kunit-mutants.sh MODE}
@@ -27,6 +27,7 @@ case $MODE in
 4) WANT_FAIL="test_park_empty_min_partial" ;;	# empty slabs kept (v1's leak)
 8) WANT_FAIL="test_park_shrink" ;;		# no unpark in shrink
 16) WANT_FAIL="test_park_destroy test_park_leak_destroy" ;;	# none in shutdown
+32) WANT_FAIL="test_park_mode_off" ;;		# none on switching to park=0
 *) echo "kunit-mutants.sh: unknown mode '$MODE'" >&2; exit 2 ;;
 esac
 
@@ -38,10 +39,10 @@ if [ "$(cat "$PARAM" 2>/dev/null)" != "$MODE" ]; then
 	echo "not ok 1 mode-$MODE"
 	exit 1
 fi
-if [ -f $S/kunit/kunit.ko ] && [ ! -d /sys/module/kunit ]; then
-	insmod $S/kunit/kunit.ko
+if [ -f "$S/kunit/kunit.ko" ] && [ ! -d /sys/module/kunit ]; then
+	insmod "$S/kunit/kunit.ko"
 fi
-insmod $S/kunit/slub_kunit.ko || { say "insmod slub_kunit.ko failed"; bad=1; }
+insmod "$S/kunit/slub_kunit.ko" || { say "insmod slub_kunit.ko failed"; bad=1; }
 [ -r $RES ] || { say "no $RES"; echo "not ok 1 mode-$MODE"; exit 1; }
 cp $RES "$OUT/kunit-mode-$MODE.ktap"
 ran=$(grep -cE '^[ 	]+(not )?ok [0-9]+ test_' $RES)
