@@ -522,17 +522,35 @@ printf '%s\n' "contentions: 1000" "acquisitions: 1000000" "waittime_total_us: 10
 printf '%s\n' "contentions: 2" "acquisitions: 900000" "waittime_total_us: 1.00" \
 	"waittime_avg_us: 0.50" "waittime_max_us: 0.70" \
 	"contention_point: 2 get_partial_node_bulk+0x50/0x200" >"$T/lockstat/cross-park2-1.txt"
+printf '%s\n' "contentions: 2500" "acquisitions: 1000000" "waittime_total_us: 10.00" \
+	"waittime_avg_us: 1.00" "waittime_max_us: 2.00" \
+	"contention_point: 2000 __slab_free+0x1a0/0x3c0" >"$T/lockstat/cross-park1-1.txt"
+# park_slab of the runs, as slabstat diff --json writes it (park0 runs: no file)
+mkdir -p "$T/runs/cross/park1" "$T/runs/cross/park2"
+for f in park1/1:40 park2/1:900; do
+	printf '%s\n' '{' '  "caches": {' '    "nfs_page_test": {' '      "metrics": {' \
+		'        "park_slab": {' '          "type": "counter",' '          "before": 5,' \
+		"          \"delta\": ${f#*:}," '          "value": 1' '        }' '      }' '    }' '  }' '}' \
+		>"$T/runs/cross/${f%:*}.json"
+done
 OUT=$(bash "$SLS" "$T/lockstat")
-check_eq "summarize-lockstat: class table, medians (even count: mean of the middle two)" \
-"cross      off             3001        1000002    0.300%       12600.25       2.56    3501.62
-cross      always             2         900000    0.000%           1.00       0.50       0.70" \
-	"$(echo "$OUT" | grep '^cross ' | grep -v 'waiter\|holder')"
-check_eq "summarize-lockstat: call sites summed per function, median over runs, missing run = 0" \
-"cross      off     waiter  __slab_free                              2000
-cross      off     waiter  get_partial_node_bulk                    1000
-cross      off     holder  refill_sheaf                             2000
-cross      always  waiter  get_partial_node_bulk                       2" \
+check_eq "summarize-lockstat: class table, median (min-max); even count: mean of the middle two" \
+"cross     off       2  3001 (1000-5002)     1000002 (1000000-1000004)  0.30 (0.10-0.50)%      12600 (100-25100)          2.6 (0.1-5.0)          3502 (3-7000)
+cross     on        1  2500 (2500-2500)     1000000 (1000000-1000000)  0.25 (0.25-0.25)%      10 (10-10)                 1.0 (1.0-1.0)          2 (2-2)
+cross     always    1  2 (2-2)              900000 (900000-900000)     0.00 (0.00-0.00)%      1 (1-1)                    0.5 (0.5-0.5)          1 (1-1)" \
+	"$(echo "$OUT" | grep '^cross .*%')"
+check_eq "summarize-lockstat: call sites summed per function, median (min-max) over runs, missing run = 0" \
+"cross     off    waiter  __slab_free                      2000 (1000-3000)
+cross     off    waiter  get_partial_node_bulk            1000 (0-2000)
+cross     off    holder  refill_sheaf                     2000 (0-4000)
+cross     on     waiter  __slab_free                      2000 (2000-2000)
+cross     always waiter  get_partial_node_bulk            2 (2-2)" \
 	"$(echo "$OUT" | grep -E '^cross +[a-z]+ +(waiter|holder) ')"
+check_eq "summarize-lockstat: parks against waits, differences to park=0 and the spread verdict" \
+"cross     off       2  0 (0-0)              2000 (1000-3000)     -                            3001 (1000-5002)     -
+cross     on        1  40 (40-40)           2000 (2000-2000)     0 fewer, within spread       2500 (2500-2500)     501 fewer, within spread
+cross     always    1  900 (900-900)        0 (0-0)              2000 fewer, beyond spread    2 (2-2)              2999 fewer, beyond spread" \
+	"$(echo "$OUT" | sed -n '/^== parks against/,$p' | grep '^cross ')"
 RC=0
 bash "$SLS" "$T/none" 2>"$T/stderr" >/dev/null || RC=$?
 ERR=$(cat "$T/stderr")
