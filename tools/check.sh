@@ -132,23 +132,29 @@ do_series_bisect() {
 	tools/check-series.sh
 }
 
-# mm/slub.o, and slub_kunit with the series' parking cases where the
-# configuration can have it (not with SLUB_TINY), with W=1.
+# mm/slub.o with W=1 in the configuration as it is, then again with
+# slub_kunit (tools/configs/kunit.config, which adds DEBUG_VM and KPROBES)
+# with the series' parking cases, where the configuration can have it
+# (not with SLUB_TINY).
 do_matrix() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: the build matrix is for the bench tree"; return 4; }
-	local bdir cfg=$1+kunit target="mm/slub.o lib/tests/slub_kunit.o"
-	if [ "$1" = tiny ]; then
-		cfg=$1 target=mm/slub.o
-	fi
-	bdir=$(tools/build-kernel.sh --config "$cfg" --target "$target" --w1)
-	if grep -E '^[^ ]*(mm/slub|lib/tests/slub_kunit)\.c:[0-9]+:[0-9]+: (warning|error)' "$bdir/build.log"; then
-		echo "W=1 warnings with config $cfg"
-		return 1
-	fi
-	for o in $target; do
-		[ -f "$bdir/$o" ] || { echo "$o was not built with config $cfg"; return 1; }
+	local bdir cfg target o
+	for cfg in "$1" "$1+kunit"; do
+		target=mm/slub.o
+		if [ "$cfg" = "$1+kunit" ]; then
+			[ "$1" != tiny ] || continue
+			target="mm/slub.o lib/tests/slub_kunit.o"
+		fi
+		bdir=$(tools/build-kernel.sh --config "$cfg" --target "$target" --w1)
+		if grep -E '^[^ ]*(mm/slub|lib/tests/slub_kunit)\.c:[0-9]+:[0-9]+: (warning|error)' "$bdir/build.log"; then
+			echo "W=1 warnings with config $cfg"
+			return 1
+		fi
+		for o in $target; do
+			[ -f "$bdir/$o" ] || { echo "$o was not built with config $cfg"; return 1; }
+		done
+		echo "$target build with W=1 and no warnings: base + ${cfg//+/ + }"
 	done
-	echo "$target build with W=1 and no warnings: base + ${cfg//+/ + }"
 }
 
 # Each step runs in a subshell: later steps ask build-kernel.sh again for
@@ -161,7 +167,7 @@ do_kernel_base() {
 	tools/build-kernel.sh --variant base
 }
 
-# guest_check BUILD_DIR LABEL KERNEL SUITE...: KERNEL (patched or base)
+# guest_check BUILD_DIR LABEL KERNEL SUITE...: KERNEL (patched, base, rt or uma)
 # declares the kselftest outcome to expect (tools/guest/lib.sh).
 guest_check() {
 	local bdir=$1 label=$2 stage
@@ -234,6 +240,7 @@ all_steps=(deps shellcheck slabstat-host docs kernel-source checkpatch series-bi
 	kernel-patched kernel-base guest-patched guest-base race-widen debug-gate)
 full_steps=(boot-rt boot-numa-off kunit-mutants)
 if [ "${1:-}" = --full ]; then
+	[ $# -eq 1 ] || { echo "check.sh: --full takes no steps" >&2; exit 2; }
 	shift
 	steps=("${all_steps[@]}" "${full_steps[@]}")
 elif [ $# -gt 0 ]; then

@@ -9,13 +9,14 @@
 # park=1 and 2, parameter fuzz, 20 x rmmod mid-run, a kmemleak scan.
 # The guest runner fails on any lockdep/KASAN/BUG/WARNING/ODEBUG/... line.
 #
-# Usage: tools/debug-gate.sh [--kernel BUILD_DIR] [--variant patched|base]
+# Usage: tools/debug-gate.sh [--kernel BUILD_DIR] [--variant patched|base|break]
 #                            [--boots default,park2] [--skip GROUPS]
 #                            [--kunit-slow] [--full] [--timeout S] [--out DIR]
 #                            [--append ARGS]
 #
 #   --kernel DIR     use this kernel build (debug config) instead of building
-#   --variant V      build tools/build-kernel.sh --variant V (default patched)
+#   --variant V      build tools/build-kernel.sh --variant V (default patched;
+#                    also base, or break: parking broken on purpose)
 #   --boots LIST     which boots: default (no slab_park=), park2 (slab_park=2)
 #   --skip GROUPS    comma-separated guest groups not to run: kunit,
 #                    kselftest, stress, fuzz, rmmod, kmemleak
@@ -31,7 +32,8 @@
 #   --append ARGS    more kernel command line arguments for every boot
 #                    (e.g. slub_break_parking=1 with the break kernel of
 #                    tools/build-kernel.sh --variant break --config debug,
-#                    to see the gate fail)
+#                    to see the gate fail); a slab_park= here is overridden
+#                    by the park2 boot's own slab_park=2
 #
 # KSRC=/path/to/tree builds and tests that tree as is (as build-kernel.sh
 # does), e.g. a tree with a deliberate bug to see the gate fail.

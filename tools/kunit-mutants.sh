@@ -43,6 +43,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 IFS=, read -r -a modelist <<<"$modes"
+[ ${#modelist[@]} -gt 0 ] || sp_die "--modes: no mode given"
 for m in "${modelist[@]}"; do
 	case "$m" in 0|1|2|4|8|16|32) ;; *) sp_die "--modes: unknown mode '$m' (0 1 2 4 8 16 32)" ;; esac
 done
@@ -63,7 +64,7 @@ for m in "${modelist[@]}"; do
 	set +e
 	tools/vm/run-guest.sh --kernel "$kdir" --stage "$stage/tools:tools" "${kstage[@]}" \
 		--append "slub_break_parking=$m kunit.filter_glob=slub_test.test_park_*" \
-		--timeout 900 --out "$out" -- tools/guest/kunit-mutants.sh "$m" 2>&1 | sed -u 's/^/    /'
+		--timeout "${GUEST_TIMEOUT:-900}" --out "$out" -- tools/guest/kunit-mutants.sh "$m" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}
 	set -e
 	if [ "$rc" = 0 ]; then

@@ -28,7 +28,7 @@ LOCKSTAT=${LOCKSTAT:-0}
 # With lock_stat, a run has a few hundred contentions and their count
 # varies a lot from run to run: 10 rounds by default, on the placements
 # that contend (local has no cross-node frees and no contention), so that
-# the modes can be told apart (about 9 min of guest time).
+# the modes can be told apart (about 6 min of guest time).
 if [ "$LOCKSTAT" = 1 ]; then
 	RUNS=${RUNS:-10}
 	PLACEMENTS=${PLACEMENTS:-cross balanced}

@@ -12,8 +12,9 @@
 #   3. parks against waits: the slabs parked per run (park_slab of the run,
 #      from the slabstat deltas) next to the waits in __slab_free() and
 #      all contentions, and how many fewer than with park=0.  With park=1
-#      a slab parks exactly where a trylock failed, so the parks bound the
-#      waits in __slab_free() that parking can remove.  A difference to
+#      a slab parks exactly where a trylock failed: the parks count the
+#      first frees into full slabs that skipped the lock; the waits can
+#      fall by more, as the lock is then also held less.  A difference to
 #      park=0 is called "beyond spread" when the interquartile ranges of
 #      the two modes do not overlap, else "within spread": the runs then
 #      do not separate the modes.
@@ -30,6 +31,8 @@ if [ $# -lt 1 ] || [ $# -gt 2 ] || [ ! -d "$1" ]; then
 fi
 dir=$1
 runs_dir=${2:-$dir/../runs}
+[ -d "$runs_dir" ] ||
+	echo "summarize-lockstat: no $runs_dir: parks per run read as 0" >&2
 
 # each_run FUNC: FUNC PLACEMENT MODE ROUND FILE, for every run file
 each_run() {
@@ -66,7 +69,12 @@ function q(s, n, f,   a, m, x, i) {
 	i = int(x)
 	return (i >= m) ? a[m] + 0 : a[i] + (x - i) * (a[i + 1] - a[i])
 }
+function rnd(x) {
+	return x < 0 ? -int(-x + 0.5) : int(x + 0.5)
+}
 function fmt(s, n, p) {
+	if (p == 0)
+		return sprintf("%d (%d-%d)", rnd(q(s, n, 0.5)), rnd(q(s, n, 0)), rnd(q(s, n, 1)))
 	return sprintf("%." p "f (%." p "f-%." p "f)", q(s, n, 0.5), q(s, n, 0), q(s, n, 1))
 }
 function mode_name(m) {
@@ -145,7 +153,11 @@ parks_of() {
 	local f=$runs_dir/$1/park$2/$3.json
 	[ -f "$f" ] || { echo 0; return; }
 	awk '/"park_slab": *\{/ { in_ps = 1 }
-		in_ps && /"delta":/ { gsub(/[^0-9]/, "", $2); print $2 + 0; found = 1; exit }
+		in_ps && match($0, /"delta": *-?[0-9]+/) {
+			v = substr($0, RSTART, RLENGTH)
+			sub(/"delta": */, "", v)
+			print v + 0; found = 1; exit
+		}
 		END { if (!found) print 0 }' "$f"
 }
 
@@ -176,7 +188,7 @@ each_run wait_row | awk "$STATS"'
 	function cmp(s, ns, z, nz,   d) {
 		if (nz == 0)
 			return "-"
-		d = q(z, nz, 0.5) - q(s, ns, 0.5)
+		d = rnd(q(z, nz, 0.5)) - rnd(q(s, ns, 0.5))
 		return sprintf("%.0f %s, %s", d < 0 ? -d : d, d < 0 ? "more" : "fewer",
 			       verdict(s, ns, z, nz))
 	}

@@ -40,7 +40,8 @@ if [ "$(cat "$PARAM" 2>/dev/null)" != "$MODE" ]; then
 	exit 1
 fi
 if [ -f "$S/kunit/kunit.ko" ] && [ ! -d /sys/module/kunit ]; then
-	insmod "$S/kunit/kunit.ko"
+	# a modular kunit takes its filter as a module parameter
+	insmod "$S/kunit/kunit.ko" filter_glob='slub_test.test_park_*'
 fi
 insmod "$S/kunit/slub_kunit.ko" || { say "insmod slub_kunit.ko failed"; bad=1; }
 [ -r $RES ] || { say "no $RES"; echo "not ok 1 mode-$MODE"; exit 1; }

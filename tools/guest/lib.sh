@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers shared by the guest scripts that drive the stress module
-# (debug-gate.sh, soak.sh); sourced from /slabpark/tools/guest/lib.sh, where
+# Helpers shared by the guest scripts (debug-gate.sh, soak.sh, check.sh,
+# kunit-mutants.sh); sourced from /slabpark/tools/guest/lib.sh, where
 # tools/stage-guest.sh puts it.  busybox sh.
 #
 # The sourcing script defines bad MESSAGE (record a failure).
@@ -24,7 +24,7 @@
 #   ksft_expect FILE KERNEL
 #                      judge a saved run_kselftest.sh -c slub_park output
 #                      against the outcome declared for KERNEL (patched,
-#                      base, debug): every test reported, no 'not ok', and
+#                      base, debug, rt, uma): every test reported, no 'not ok', and
 #                      a SKIP only for the tests KSFT_SKIPS_<KERNEL> names;
 #                      calls bad on a violation
 #   kunit_results FILE
@@ -138,7 +138,9 @@ KSFT_SKIPS_base="park_counters park_no_stranded park_no_sheaves park_footprint"
 KSFT_SKIPS_debug="free_path_stats park_counters park_no_stranded park_footprint \
 shrink accounting destroy_parked"
 # PREEMPT_RT (check-full): as the patched kernel.  A UMA kernel
-# (CONFIG_NUMA=n, check-full): the tests of cross-node placements skip.
+# (CONFIG_NUMA=n, check-full): every test that needs two nodes skips (the
+# cross and balanced runs and the four parking tests that park remote
+# frees); there, slub_kunit's cases are what exercises parking.
 KSFT_SKIPS_rt=
 KSFT_SKIPS_uma="run_cross run_balanced park_counters park_no_stranded park_no_sheaves park_footprint"
 KSFT_TESTS=17
