@@ -57,7 +57,7 @@ __param(bool, hwcache_align, true,
 	"Create the cache with SLAB_HWCACHE_ALIGN (default: true)");
 
 __param(bool, no_sheaves, false,
-	"Create the cache without sheaves (SLAB_NOLEAKTRACE, as SLAB_NO_SHEAVES is not accepted) (default: false)");
+	"Create the cache without sheaves (SLAB_NOLEAKTRACE, as SLAB_NO_SHEAVES is not accepted; kmemleak then does not track its objects) (default: false)");
 
 __param(uint, sheaf_capacity, 0,
 	"Sheaf capacity, 0..4096, 0 = kernel default (default: 0)");
@@ -184,17 +184,8 @@ struct ss_thread {
 	struct ss_lat lat;
 };
 
-/* Read from /sys/kernel/slab/<cache_name>/, -1 where unreadable. */
-struct ss_facts {
-	int sheaf_capacity;
-	int objs_per_slab;
-	int order;
-	int slab_size;
-};
-
 struct ss_run {
 	struct ss_cfg cfg;
-	struct ss_facts facts;
 	unsigned int seq;
 	bool stop;
 	bool stop_requested;
@@ -234,7 +225,6 @@ struct ss_result {
 	u64 failures;
 	struct ss_lat free_lat;
 	struct ss_lat alloc_lat;
-	struct ss_facts facts;
 };
 
 static struct kmem_cache *ss_cache;
@@ -429,8 +419,12 @@ static void ss_wake(struct ss_thread *t)
 		wake_up(&t->wq);
 }
 
-/* Wait until kthread_stop(), so that a thread never exits on its own. */
-static int ss_park(struct ss_thread *t)
+/*
+ * The end of a thread: count it done, then wait for kthread_stop(), so that
+ * a thread never exits on its own (kthread_stop() needs the task to be
+ * there).
+ */
+static int ss_thread_done(struct ss_thread *t)
 {
 	if (atomic_dec_and_test(&t->run->live))
 		complete(&t->run->all_done);
@@ -548,7 +542,7 @@ static int ss_alloc_fn(void *arg)
 		t->rings[i]->pending = 0;
 		wake_up(&t->rings[i]->cons->wq);
 	}
-	return ss_park(t);
+	return ss_thread_done(t);
 }
 
 static void ss_free_objs(struct ss_thread *t, void **objs, unsigned int n,
@@ -661,7 +655,7 @@ static int ss_free_fn(void *arg)
 		}
 		ss_wait_work(t);
 	}
-	return ss_park(t);
+	return ss_thread_done(t);
 }
 
 /* ------------------------------------------------------------------------
@@ -693,7 +687,7 @@ static void ss_free_run(struct ss_run *run)
 		if (t && t->task)
 			kthread_stop(t->task);
 	}
-	/* every object left in a ring goes back to the cache (F8: no NULLs) */
+	/* every object left in a ring goes back to the cache */
 	for (i = 0; run->rings && i < run->nrings; i++)
 		if (run->rings[i].ring.queue)
 			ptr_ring_cleanup(&run->rings[i].ring, ss_destroy_obj);
@@ -890,55 +884,18 @@ static int ss_create_threads(struct ss_run *run)
 			       task);
 			return PTR_ERR(task);
 		}
-		/* F7: bind before the first wake-up, or node affinity wins */
+		/*
+		 * Bind before the first wake-up: kthread_create_on_node() sets
+		 * the thread's node affinity, which would win if it ran first.
+		 */
 		kthread_bind(task, t->cpu);
 		t->task = task;
 	}
 	return 0;
 }
 
-static int ss_read_sysfs_int(const char *attr)
-{
-	char path[128], buf[32];
-	struct file *file;
-	loff_t pos = 0;
-	ssize_t len;
-	int val;
-
-	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/%s", cache_name,
-		 attr);
-	file = filp_open(path, O_RDONLY, 0);
-	if (IS_ERR(file))
-		return -1;
-	len = kernel_read(file, buf, sizeof(buf) - 1, &pos);
-	filp_close(file, NULL);
-	if (len <= 0)
-		return -1;
-	buf[len] = '\0';
-	strim(buf);
-	if (kstrtoint(buf, 10, &val))
-		return -1;
-	return val;
-}
-
-/*
- * Not under ss_mutex: sysfs reads take a seq_file lock, and results_show()
- * takes ss_mutex under its own seq_file lock (same lockdep class).  And in
- * process context: path lookup from a kworker does not find /sys.
- */
-static void ss_read_cache_facts(struct ss_facts *f)
-{
-	f->sheaf_capacity = ss_read_sysfs_int("sheaf_capacity");
-	f->objs_per_slab = ss_read_sysfs_int("objs_per_slab");
-	f->order = ss_read_sysfs_int("order");
-	f->slab_size = ss_read_sysfs_int("slab_size");
-}
-
-/*
- * Start a run with the current ss_cfg; called with ss_mutex held, @facts
- * read just before without it.
- */
-static int ss_start_locked(const struct ss_facts *facts)
+/* Start a run with the current ss_cfg; called with ss_mutex held. */
+static int ss_start_locked(void)
 {
 	unsigned int *per_cpu;
 	struct ss_run *run;
@@ -959,7 +916,6 @@ static int ss_start_locked(const struct ss_facts *facts)
 		return -ENOMEM;
 	}
 	run->cfg = ss_cfg;
-	run->facts = *facts;
 	run->seq = ss_seq + 1;
 	run->wake_at = max(1U, run->cfg.inflight / 2);
 	init_waitqueue_head(&run->gate_wq);
@@ -1035,7 +991,6 @@ static void ss_collect(struct ss_run *run, struct ss_result *res,
 		if (res->free_seen)
 			res->free_seen[i] = t->seen;
 	}
-	res->facts = run->facts;
 }
 
 static u64 ss_ops_per_sec(const struct ss_result *res)
@@ -1142,15 +1097,12 @@ static void ss_print_result(struct seq_file *m, const struct ss_result *res)
 	ss_print_lat(m, "free", &res->free_lat);
 	ss_print_lat(m, "alloc", &res->alloc_lat);
 	seq_printf(m, "cache_name: %s\n", cache_name);
+	/*
+	 * What the cache API tells; the slab layout (slab_size, order,
+	 * objs_per_slab, sheaf_capacity) is in /sys/kernel/slab/<cache_name>/,
+	 * which the userspace tools read.
+	 */
 	seq_printf(m, "cache_object_size: %u\n", kmem_cache_size(ss_cache));
-	/* the size with alignment and metadata, 128 for an nfs_page */
-	if (res->facts.slab_size > 0)
-		seq_printf(m, "cache_size: %d\n", res->facts.slab_size);
-	else
-		seq_printf(m, "cache_size: %u\n", kmem_cache_size(ss_cache));
-	seq_printf(m, "cache_sheaf_capacity: %d\n", res->facts.sheaf_capacity);
-	seq_printf(m, "cache_objs_per_slab: %d\n", res->facts.objs_per_slab);
-	seq_printf(m, "cache_order: %d\n", res->facts.order);
 }
 
 static void ss_run_work(struct work_struct *work)
@@ -1313,8 +1265,7 @@ static ssize_t ss_param_read(struct file *file, char __user *ubuf,
 }
 
 /* Validate and store one parameter; called with ss_mutex held. */
-static int ss_param_set(unsigned long id, const char *str,
-			const struct ss_facts *facts)
+static int ss_param_set(unsigned long id, const char *str)
 {
 	unsigned int uval;
 	int ival, ret;
@@ -1379,7 +1330,7 @@ static int ss_param_set(unsigned long id, const char *str,
 			pr_err("run: write 1 to start a run\n");
 			return -EINVAL;
 		}
-		ret = ss_start_locked(facts);
+		ret = ss_start_locked();
 		break;
 	case SS_F_STOP:
 		if (uval != 1) {
@@ -1400,7 +1351,6 @@ static ssize_t ss_param_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
 	unsigned long id = *(unsigned long *)file->private_data;
-	struct ss_facts facts;
 	char buf[32];
 	int ret;
 
@@ -1410,14 +1360,12 @@ static ssize_t ss_param_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	buf[count] = '\0';
 	strim(buf);
-	if (id == SS_F_RUN)
-		ss_read_cache_facts(&facts);
 
 	mutex_lock(&ss_mutex);
 	if (ss_cur && id != SS_F_STOP)
 		ret = -EBUSY;
 	else
-		ret = ss_param_set(id, buf, &facts);
+		ret = ss_param_set(id, buf);
 	mutex_unlock(&ss_mutex);
 	if (ret)
 		return ret;
@@ -1569,7 +1517,8 @@ static int __init slub_stress_init(void)
 	 * kmem_cache_create() refuses SLAB_NO_SHEAVES (not in
 	 * SLAB_FLAGS_PERMITTED, it is for the bootstrap caches) with -EINVAL
 	 * and a stack dump.  SLAB_NOLEAKTRACE is permitted and also makes
-	 * calculate_sheaf_capacity() return 0: a cache without sheaves.
+	 * calculate_sheaf_capacity() return 0: a cache without sheaves, whose
+	 * objects kmemleak does not track.
 	 */
 	if (no_sheaves)
 		flags |= SLAB_NOLEAKTRACE;
@@ -1578,13 +1527,12 @@ static int __init slub_stress_init(void)
 		pr_err("cannot create cache %s\n", cache_name);
 		return -ENOMEM;
 	}
-	ss_read_cache_facts(&ss_last.facts);
 	ss_last.cfg = ss_cfg;
 	ss_debugfs_init();
 
 	if (start) {
 		mutex_lock(&ss_mutex);
-		ret = ss_start_locked(&ss_last.facts);
+		ret = ss_start_locked();
 		mutex_unlock(&ss_mutex);
 		if (ret) {
 			debugfs_remove_recursive(ss_dir);

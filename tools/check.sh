@@ -113,16 +113,16 @@ do_checkpatch() {
 	# equality is only asserted on x86, where stat() is one instruction
 	# (ARCH_DEFINES).
 	local ignore
-	for f in "$SLABPARK_TOP"/mm/*.c "$SLABPARK_TOP"/tools/slabstat/*.c \
-		 "$SLABPARK_TOP"/selftests/slub_park/*.c; do
-		[ -f "$f" ] || continue
+	# tracked sources only: a local module build leaves mm/*.mod.c
+	while IFS= read -r f; do
+		f=$SLABPARK_TOP/$f
 		ignore=MACRO_ARG_REUSE
 		case "$f" in */selftests/*) ignore+=,BRACES,SPACING,ARCH_DEFINES ;; esac
 		out=$(cd "$neutral" || exit; "$cp" --strict --show-types --no-tree \
 			--ignore "$ignore" -f "$f" 2>&1 || true)
 		echo "$f: $(echo "$out" | grep '^total:')"
 		grep -q 'total: 0 errors, 0 warnings, 0 checks' <<<"$out" || { echo "$out"; bad=1; }
-	done
+	done < <(git ls-files 'mm/*.c' 'tools/slabstat/*.c' 'selftests/slub_park/*.c')
 	rm -rf "$neutral"
 	return $bad
 }

@@ -32,7 +32,10 @@
 #   rmmod-midrun   20 x rmmod while a run is active, cycling placements
 #   kmemleak       scan at the end; any leak fails (the leak slub_kunit's
 #                  test_leak_destroy makes on purpose is accounted for
-#                  right after the kunit test and must be the only one)
+#                  right after the kunit test and must be the only one).
+#                  Objects of a cache loaded with no_sheaves=1 are not
+#                  tracked: the module gets a cache without sheaves
+#                  through SLAB_NOLEAKTRACE.
 #
 # The last line is "SLABPARK-DEBUG-GATE label=... kunit_pass=N ..." for the
 # host; the exit status is non-zero if any test failed.
