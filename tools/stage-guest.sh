@@ -29,6 +29,12 @@ rm -rf "$stage"
 mkdir -p "$stage/mm" "$stage/bin" "$stage/tools"
 
 modout=$bdir/slabpark-module
+# kbuild refuses an MO= build while the sources hold an in-tree one (a
+# plain 'make' of the module for KDIR): remove that build's outputs
+if [ -f "$SLABPARK_TOP/modules.order" ] || compgen -G "$SLABPARK_TOP/mm/*.o" >/dev/null; then
+	sp_stage "removing the in-tree module build of $SLABPARK_TOP (make clean) for the out-of-tree one"
+	make -s -C "$bdir" M="$SLABPARK_TOP" clean >/dev/null
+fi
 sp_run_logged "$modout.log" "building the stress module against $bdir" \
 	make -C "$bdir" M="$SLABPARK_TOP" MO="$modout" modules
 cp "$modout/mm/slub_stress.ko" "$stage/mm/"
