@@ -405,14 +405,6 @@ run_stat() {
 	awk -v k="$2" '$1 == k { print $2 }' "$TMP/$1.stats"
 }
 
-# all_nodes_are LIST NODE: every entry of LIST is NODE (and LIST not empty).
-all_nodes_are() {
-	[ -n "$1" ] || return 1
-	for an_n in $1; do
-		[ "$an_n" = "$2" ] || return 1
-	done
-}
-
 # check_run NAME PLACEMENT: the common checks of a finished run.
 check_run() {
 	cr_f=$TMP/$1.res
@@ -588,65 +580,55 @@ t_load() {
 	return "$ok"
 }
 
-t_run_cross() {
+# threads_on PLACEMENT WHO NODES WANT: the nodes of WHO's threads (NODES,
+# one per thread) are all in WANT, and each node of WANT has a thread.
+threads_on() {
+	to_ok=0
+	[ -n "$3" ] || { diag "$1: no $2 reported"; return 1; }
+	for to_n in $3; do
+		case " $4 " in
+		*" $to_n "*) ;;
+		*) diag "$1: $2 on node $to_n, expected only on $4"; to_ok=1 ;;
+		esac
+	done
+	for to_n in $4; do
+		case " $3 " in
+		*" $to_n "*) ;;
+		*) diag "$1: no $2 on node $to_n ('$3')"; to_ok=1 ;;
+		esac
+	done
+	return "$to_ok"
+}
+
+# t_run PLACEMENT: one run, its common checks, and the threads where the
+# placement puts them:
+#   placement  nodes  allocators on   freers on
+#   cross      2      NODE_A          NODE_B
+#   local      1      NODE_A          NODE_A
+#   balanced   2      both            both
+# In stress mode, cross also runs with bulk calls (batch 16).
+t_run() {
+	tr_pl=$1
+	case $tr_pl in
+	cross) tr_alloc=$NODE_A tr_free=$NODE_B ;;
+	local) tr_alloc=$NODE_A tr_free=$NODE_A ;;
+	balanced) tr_alloc="$NODE_A $NODE_B" tr_free="$NODE_A $NODE_B" ;;
+	*) diag "t_run: unknown placement '$tr_pl'"; return 1 ;;
+	esac
 	need_loaded || return
-	need_two_nodes || return
-	do_run cross placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+	[ "$tr_pl" = local ] || need_two_nodes || return
+	do_run "$tr_pl" placement="$tr_pl" alloc_node="$NODE_A" free_node="$NODE_B" \
 		threads=0 inflight=64 batch=1 duration_ms="$DUR_MS" || return 1
 	ok=0
-	check_run cross cross || ok=1
-	an=$(res "$TMP/cross.res" alloc_thread_nodes)
-	fn=$(res "$TMP/cross.res" free_thread_nodes)
-	all_nodes_are "$an" "$NODE_A" || { diag "cross: alloc threads on '$an', expected all $NODE_A"; ok=1; }
-	all_nodes_are "$fn" "$NODE_B" || { diag "cross: free threads on '$fn', expected all $NODE_B"; ok=1; }
-	if [ "$MODE" = stress ]; then
+	check_run "$tr_pl" "$tr_pl" || ok=1
+	threads_on "$tr_pl" allocators "$(res "$TMP/$tr_pl.res" alloc_thread_nodes)" "$tr_alloc" || ok=1
+	threads_on "$tr_pl" freers "$(res "$TMP/$tr_pl.res" free_thread_nodes)" "$tr_free" || ok=1
+	if [ "$tr_pl" = cross ] && [ "$MODE" = stress ]; then
 		do_run cross_bulk placement=cross batch=16 inflight=1024 || return 1
 		check_run cross_bulk cross || ok=1
 		write_file "$DBG/batch" 1
 		write_file "$DBG/inflight" 64
 	fi
-	return "$ok"
-}
-
-t_run_local() {
-	need_loaded || return
-	do_run local placement=local alloc_node="$NODE_A" free_node="$NODE_B" \
-		threads=0 inflight=64 batch=1 duration_ms="$DUR_MS" || return 1
-	ok=0
-	check_run local local || ok=1
-	an=$(res "$TMP/local.res" alloc_thread_nodes)
-	fn=$(res "$TMP/local.res" free_thread_nodes)
-	all_nodes_are "$an" "$NODE_A" || { diag "local: alloc threads on '$an', expected all $NODE_A"; ok=1; }
-	all_nodes_are "$fn" "$NODE_A" || { diag "local: free threads on '$fn', expected all $NODE_A"; ok=1; }
-	return "$ok"
-}
-
-t_run_balanced() {
-	need_loaded || return
-	need_two_nodes || return
-	do_run balanced placement=balanced alloc_node="$NODE_A" free_node="$NODE_B" \
-		threads=0 inflight=64 batch=1 duration_ms="$DUR_MS" || return 1
-	ok=0
-	check_run balanced balanced || ok=1
-	an=$(res "$TMP/balanced.res" alloc_thread_nodes)
-	fn=$(res "$TMP/balanced.res" free_thread_nodes)
-	# allocators and freers on both nodes, each thread on one of them
-	for n in $an $fn; do
-		case "$n" in
-		"$NODE_A"|"$NODE_B") ;;
-		*) diag "balanced: thread on node '$n', expected $NODE_A or $NODE_B"; ok=1 ;;
-		esac
-	done
-	for n in "$NODE_A" "$NODE_B"; do
-		case " $an " in
-		*" $n "*) ;;
-		*) diag "balanced: no allocator on node $n ('$an')"; ok=1 ;;
-		esac
-		case " $fn " in
-		*" $n "*) ;;
-		*) diag "balanced: no freer on node $n ('$fn')"; ok=1 ;;
-		esac
-	done
 	return "$ok"
 }
 
@@ -1412,9 +1394,9 @@ main() {
 	diag "module $KO; nodes: $NODES; mode $MODE; kernel $(uname -r)"
 	run_test bad_params_load t_bad_params_load
 	run_test load t_load
-	run_test run_cross t_run_cross
-	run_test run_local t_run_local
-	run_test run_balanced t_run_balanced
+	run_test run_cross t_run cross
+	run_test run_local t_run local
+	run_test run_balanced t_run balanced
 	run_test remote_free_pct t_remote_free_pct
 	run_test free_path_stats t_free_path_stats
 	run_test debugfs_params t_debugfs_params
