@@ -1,9 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Plot 'make run' results: RESULTS_DIR/parking.png with, per placement and
-# parking mode, the median ops/s, the median free latency p99, and the key
-# SLUB counters (medians from the <placement>.csv tables of slabstat compare).
+# Plot 'make run' results: RESULTS_DIR/parking.png, four panels, per
+# placement and parking mode, each bar the median of the runs with a
+# min-max range bar:
+#   - ops/s (linear axis from zero);
+#   - footprint: slabs of the cache at the peak of a run and at rest after
+#     it (linear axis from zero);
+#   - SLUB counters per run (park_slab, free_add_partial, alloc_slab,
+#     free_slab), which differ by orders of magnitude: log axis, a zero
+#     median has no bar;
+#   - free latency p99 (linear axis from zero).
+# Values come from summary.csv (per run) and the <placement>.csv tables of
+# slabstat compare (median, min, max per mode).
 #
 # Usage: tools/plot-runs.sh RESULTS_DIR
 
@@ -17,64 +26,115 @@ dir=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# medians per placement x mode of one summary.csv column
-medians() {
-	local col=$1
-	awk -F, -v col="$col" '
-		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
-		{ k = $1 SUBSEP $2; v[k] = v[k] " " $c; p[$1] = 1; m[$2] = 1 }
-		function median(s,   a, n, i, j, t) {
+# stats COLUMN [COLUMN...]: one row per placement (and column, if several),
+# then median, min and max of the runs for each mode present (off, on,
+# always, base), from summary.csv
+stats() {
+	awk -F, -v cols="$*" '
+		NR == 1 {
+			nc = split(cols, want, " ")
+			for (i = 1; i <= NF; i++) idx[$i] = i
+			for (j = 1; j <= nc; j++) if (!(want[j] in idx)) missing = 1
+			next
+		}
+		missing { next }
+		{
+			p[$1] = 1; m[$2] = 1
+			for (j = 1; j <= nc; j++) v[$1, want[j], $2] = v[$1, want[j], $2] " " $(idx[want[j]])
+		}
+		function sorted(s, a,   n, i, j, t) {
 			n = split(s, a, " ")
-			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+			return n
 		}
 		END {
+			if (missing)
+				exit
 			split("0 1 2 base", order, " ")
-			printf "placement"
 			names["0"] = "off"; names["1"] = "on"; names["2"] = "always"; names["base"] = "base"
-			for (i = 1; i <= 4; i++) if (order[i] in m) printf " %s", names[order[i]]
+			printf "label"
+			for (i = 1; i <= 4; i++) if (order[i] in m) printf " %s min max", names[order[i]]
 			print ""
-			for (q in p) {
-				printf "%s", q
-				for (i = 1; i <= 4; i++) if (order[i] in m) printf " %s", median(v[q SUBSEP order[i]])
+			for (q in p) for (j = 1; j <= nc; j++) {
+				printf "%s", (nc > 1 ? q ":" want[j] : q)
+				for (i = 1; i <= 4; i++) {
+					if (!(order[i] in m))
+						continue
+					n = sorted(v[q, want[j], order[i]], a)
+					med = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+					printf " %s %s %s", med, a[1], a[n]
+				}
 				print ""
 			}
-		}' "$dir/summary.csv"
+		}' "$dir/summary.csv" | { read -r h; echo "$h" >"$work/modes"; LC_ALL=C sort; }
 }
-medians ops_per_sec >"$work/ops.dat"
-medians free_lat_p99_ns >"$work/p99.dat"
-ncol=$(head -n 1 "$work/ops.dat" | wc -w)
+stats ops_per_sec >"$work/ops.dat"
+stats peak_slabs rest_slabs >"$work/slabs.dat"
+stats free_lat_p99_ns >"$work/p99.dat"
+nmodes=$(( ($(wc -w <"$work/modes") - 1) / 3 ))
+titles=$(awk '{ for (i = 2; i <= NF; i += 3) printf "%s ", $i }' "$work/modes")
 
-# counters: median rows of the compare CSVs (metric,label1,label2,...)
+# counters: median, min, max per mode from the compare CSVs
+# (metric,<label>...,kind,cache,<label>_runs,<label>_min,<label>_max,...)
 : >"$work/counters.dat"
 for csv in "$dir"/*.csv; do
 	case "$csv" in */summary.csv) continue ;; esac
 	p=$(basename "$csv" .csv)
 	for metric in park_slab free_add_partial alloc_slab free_slab; do
-		line=$(grep -m1 "^$metric," "$csv" || true)
-		[ -n "$line" ] && echo "$p:$metric ${line#*,}" | tr ',' ' ' >>"$work/counters.dat"
+		line=$(awk -F, -v metric="$metric" -v nm="$nmodes" '
+			NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; for (k = 1; k <= nm; k++) lab[k] = $(k + 1); next }
+			$1 == metric {
+				s = ""
+				for (k = 1; k <= nm; k++)
+					s = s " " $(k + 1) " " $(idx[lab[k] "_min"]) " " $(idx[lab[k] "_max"])
+				print s
+			}' "$csv")
+		[ -n "$line" ] && echo "$p:$metric$line" >>"$work/counters.dat"
 	done
 done
 
-plots="plot for [i=2:$ncol] '$work/ops.dat' using i:xtic(1) title columnheader(i)"
+# one histogram with min-max bars: for mode k, columns 3k-1 (median),
+# 3k (min), 3k+1 (max); an empty panel for data the run did not record
+hist() {
+	if [ ! -s "$1" ]; then
+		echo "plot 0 title 'no data in this run'"
+		return
+	fi
+	echo "plot for [k=1:$nmodes] '$1' using (column(3*k-1)):(column(3*k)):(column(3*k+1)):xtic(1) title word('$titles', k)"
+}
+
 cat >"$work/plot.gp" <<GP
-set terminal png size 1200,900 noenhanced
+set terminal png size 1400,1000 noenhanced
 set output '$dir/parking.png'
-set multiplot layout 3,1 title 'slab parking, same boot (TCG guest: compare ratios, not absolute numbers)'
+set multiplot layout 2,2 title 'slab parking, same boot: median of the runs, bars = min-max (TCG guest: compare modes, not absolute numbers)'
 set style data histogram
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set key autotitle columnheader outside right
-set ylabel 'ops/s (median)'
-$plots
-set ylabel 'free latency p99 [ns]'
-plot for [i=2:$ncol] '$work/p99.dat' using i:xtic(1) title columnheader(i)
-set ylabel 'counter (median per run)'
-set xtics rotate by -30
-$(if [ -s "$work/counters.dat" ]; then
-	echo "plot for [i=2:$ncol] '$work/counters.dat' using i:xtic(1) notitle"
-else
-	echo "unset multiplot"
-fi)
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.7 border -1
+set key outside top center horizontal
+set bars 2
+set yrange [0:*]
+set offsets 0, 0, graph 0.08, 0
+set ylabel 'ops/s'
+set title 'throughput'
+$(hist "$work/ops.dat")
+set ylabel 'slabs'
+set title 'footprint: slabs at the peak of a run and at rest 1 s after'
+set xtics rotate by -20 font ',9'
+$(hist "$work/slabs.dat")
+set ylabel 'count per run (log)'
+set title 'SLUB counters (log axis; a zero median has no bar)'
+set logscale y
+set yrange [1:*]
+set offsets 0, 0, 0, 0
+set xtics rotate by -40 font ',8'
+$(hist "$work/counters.dat")
+unset logscale y
+set yrange [0:*]
+set offsets 0, 0, graph 0.08, 0
+set xtics norotate font ''
+set ylabel 'ns'
+set title 'free latency p99'
+$(hist "$work/p99.dat")
+unset multiplot
 GP
 gnuplot "$work/plot.gp"
