@@ -9,7 +9,7 @@
 #   RUNS=3             rounds per placement (each round: park=0, 1, 2);
 #                      10 with LOCKSTAT=1
 #   DURATION_MS=4000   length of one run
-#   PLACEMENTS="cross local balanced"   ("cross balanced" with LOCKSTAT=1)
+#   PLACEMENTS="cross local balanced"
 #   NODES=2 CPUS_PER_NODE=2   guest size
 #   LOCKSTAT=1         use a CONFIG_LOCK_STAT kernel and report &n->list_lock:
 #                      medians with ranges, call sites, parks against the
@@ -26,12 +26,11 @@ cd "$SLABPARK_TOP"
 
 LOCKSTAT=${LOCKSTAT:-0}
 # With lock_stat, a run has a few hundred contentions and their count
-# varies a lot from run to run: 10 rounds by default, on the placements
-# that contend (local has no cross-node frees and no contention), so that
-# the modes can be told apart (about 6 min of guest time).
+# varies a lot from run to run: 10 rounds by default, so that the modes
+# can be told apart (about 8 min of guest time; local, which does not
+# contend, stays for the noise floor).
 if [ "$LOCKSTAT" = 1 ]; then
 	RUNS=${RUNS:-10}
-	PLACEMENTS=${PLACEMENTS:-cross balanced}
 fi
 RUNS=${RUNS:-3}
 DURATION_MS=${DURATION_MS:-4000}
@@ -75,6 +74,31 @@ make -s -C tools/slabstat slabstat
 report=$results/report.txt
 : >"$report"
 out() { tee -a "$report"; }
+
+# The noise floor first: the local placement parks nothing and runs the
+# same code in every mode, so the spread of its ops/s over all its runs
+# is what a difference must exceed to mean something.
+noise_floor() {
+	local v
+	v=$(cat "$runsdir"/local/park*/*.results 2>/dev/null | sed -n 's/^ops_per_sec: //p' | sort -n) || true
+	if [ -z "$v" ]; then
+		echo "== noise floor: no local placement in this run (PLACEMENTS=\"$PLACEMENTS\"): unknown"
+		return
+	fi
+	echo "$v" | awk -v shape="$NODES nodes x $CPUS_PER_NODE vCPUs" '
+		{ a[++n] = $1 }
+		END {
+			med = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			spread = 0
+			if (med > 0)
+				spread = 100 * (a[n] - a[1]) / med
+			printf "== noise floor (%s): the local placement, which parks nothing, gave\n", shape
+			printf "   %.2f-%.2f M ops/s over its %d runs (all modes), median %.2f M: a spread of %.0f%% of the\n",
+				a[1] / 1e6, a[n] / 1e6, n, med / 1e6, spread
+			printf "   median; ops/s differences smaller than that mean nothing here\n"
+		}'
+}
+noise_floor | out
 
 for p in $PLACEMENTS; do
 	groups=() labels=()
