@@ -11,6 +11,9 @@
 #   DURATION_MS=4000   length of one run
 #   PLACEMENTS="cross local balanced"
 #   NODES=2 CPUS_PER_NODE=2   guest size
+#   SWEEP=sheaf        the same at 1x, 2x, 4x and 8x the default sheaf
+#                      capacity (module parameter sheaf_capacity), park=0
+#                      and 1, cross and local; a table of the sweep
 #   LOCKSTAT=1         use a CONFIG_LOCK_STAT kernel and report &n->list_lock:
 #                      medians with ranges, call sites, parks against the
 #                      waits in __slab_free() (tools/summarize-lockstat.sh)
@@ -25,6 +28,11 @@ set -euo pipefail
 cd "$SLABPARK_TOP"
 
 LOCKSTAT=${LOCKSTAT:-0}
+SWEEP=${SWEEP:-}
+case "$SWEEP" in ''|sheaf) ;; *) sp_die "SWEEP=$SWEEP: the only sweep is 'sheaf'" ;; esac
+# The sheaf sweep: cross and local, park=0 and 1, at 1, 2, 4, 8 times the
+# default sheaf capacity (tools/guest/compare.sh)
+[ "$SWEEP" = sheaf ] && PLACEMENTS=${PLACEMENTS:-cross local}
 # With lock_stat, a run has a few hundred contentions and their count
 # varies a lot from run to run: 10 rounds by default, so that the modes
 # can be told apart (about 8 min of guest time; local, which does not
@@ -61,10 +69,11 @@ results=${RESULTS_DIR:-$SLABPARK_TOP/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 nplace=$(echo "$PLACEMENTS" | wc -w)
 tmo=$((nplace * RUNS * 3 * (DURATION_MS / 1000 + 4) + 300))
+[ -z "$SWEEP" ] || tmo=$((tmo * 8 / 3))
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} tools/vm/run-guest.sh --kernel "$bdir" \
 	--stage "$stage:." --nodes "$NODES" --cpus-per-node "$CPUS_PER_NODE" \
 	--out "$results/guest" -- tools/guest/compare.sh \
-	"$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT"
+	"$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT" "$SWEEP"
 runsdir=$results/guest/files/runs
 [ -d "$runsdir" ] || sp_die "the guest returned no run data ($results/guest)"
 
@@ -79,8 +88,11 @@ out() { tee -a "$report"; }
 # same code in every mode, so the spread of its ops/s over all its runs
 # is what a difference must exceed to mean something.
 noise_floor() {
-	local v
-	v=$(cat "$runsdir"/local/park*/*.results 2>/dev/null | sed -n 's/^ops_per_sec: //p' | sort -n) || true
+	local v ldir=$runsdir/local
+	# a sweep: the local runs at the smallest sheaf capacity (the default)
+	[ -z "$SWEEP" ] || ldir=$runsdir/$(find "$runsdir" -mindepth 1 -maxdepth 1 -type d -name 'local-sc*' -printf "%f\n" |
+		sort -t- -k2.3,2n | head -n 1)
+	v=$(cat "$ldir"/park*/*.results 2>/dev/null | sed -n 's/^ops_per_sec: //p' | sort -n) || true
 	if [ -z "$v" ]; then
 		echo "== noise floor: no local placement in this run (PLACEMENTS=\"$PLACEMENTS\"): unknown"
 		return
@@ -100,7 +112,10 @@ noise_floor() {
 }
 noise_floor | out
 
-for p in $PLACEMENTS; do
+# what the guest ran: the placements, or with a sweep <placement>-sc<C>
+groupdirs=$PLACEMENTS
+[ -z "$SWEEP" ] || groupdirs=$(find "$runsdir" -mindepth 1 -maxdepth 1 -type d -printf "%f\n" | sort -t- -k1,1 -k2.3,2n)
+for p in $groupdirs; do
 	groups=() labels=()
 	for m in 0 1 2 base; do
 		[ -d "$runsdir/$p/park$m" ] || continue
@@ -121,6 +136,7 @@ for p in $PLACEMENTS; do
 done
 
 tools/summarize-runs.sh "$runsdir" "$results" | out
+[ -z "$SWEEP" ] || tools/summarize-sweep.sh "$results" | out
 if [ "$LOCKSTAT" = 1 ]; then
 	tools/summarize-lockstat.sh "$results/guest/files/lockstat" | out
 fi

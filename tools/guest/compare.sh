@@ -3,7 +3,7 @@
 #
 # Guest side of 'make run': the same-boot A/B of slab parking.
 #
-# Usage: compare.sh RUNS DURATION_MS "PLACEMENTS" LOCKSTAT
+# Usage: compare.sh RUNS DURATION_MS "PLACEMENTS" LOCKSTAT [SWEEP]
 #
 # For each placement, RUNS rounds of park=0, park=1, park=2 (alternating,
 # so drift cancels), each on a shrunk cache with zeroed counters.  The
@@ -15,6 +15,11 @@
 # and, with LOCKSTAT=1, the &n->list_lock class of /proc/lock_stat in
 #   /slabpark/out/lockstat/<placement>-park<mode>-<round>.txt
 # On a kernel without the 'park' switch the modes collapse to one, 'base'.
+#
+# SWEEP=sheaf: the same with the module loaded with sheaf_capacity = the
+# kernel's default for the cache (D), 2D, 4D and 8D in turn, park=0 and 1
+# only; the runs of capacity C go to <placement>-sc<C>/ instead of
+# <placement>/ (the capacity read back from sysfs).
 
 set -eu
 S=/slabpark
@@ -22,8 +27,9 @@ CACHE=nfs_page_test
 D=/sys/kernel/debug/slub_stress
 SYS=/sys/kernel/slab/$CACHE
 
-[ $# -eq 4 ] || { echo "usage: compare.sh RUNS DURATION_MS PLACEMENTS LOCKSTAT" >&2; exit 2; }
-runs=$1 dur=$2 placements=$3 lockstat=$4
+[ $# -eq 4 ] || [ $# -eq 5 ] || { echo "usage: compare.sh RUNS DURATION_MS PLACEMENTS LOCKSTAT [SWEEP]" >&2; exit 2; }
+runs=$1 dur=$2 placements=$3 lockstat=$4 sweep=${5:-}
+case "$sweep" in ''|sheaf) ;; *) echo "compare.sh: unknown sweep '$sweep'" >&2; exit 2 ;; esac
 
 cpn=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
 	n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' /sys/devices/system/node/node0/cpulist)
@@ -54,58 +60,79 @@ zero_stats() {
 	done
 }
 
-t0=$(date +%s)
-for p in $placements; do
-	# equal threads per CPU in every placement: one thread per CPU
-	case "$p" in
-	cross) threads=$cpn ;;
-	*) threads=$half ;;
-	esac
-	echo "$p" >"$D/placement"
-	echo "$threads" >"$D/threads"
-	r=1
-	while [ "$r" -le "$runs" ]; do
-		for m in $modes; do
-			echo "# [$(( $(date +%s) - t0 ))s] placement $p, round $r/$runs, park=$m"
-			[ "$m" = base ] || echo "$m" >"$SYS/park"
-			echo 1 >"$SYS/shrink"
-			zero_stats
-			[ "$lockstat" = 1 ] && sh "$S/tools/lockstat-report.sh" clear
-			mkdir -p "$S/out/runs/$p/park$m" "$S/out/lockstat"
-			slabstat snap "$CACHE" >/tmp/before.json
-			echo 1 >"$D/run"
-			# footprint: the most slabs seen during the run (every 0.1 s)
-			peak=0
-			while [ "$(cat "$D/status")" = running ]; do
-				read -r n _ <"$SYS/slabs"
-				[ "$n" -gt "$peak" ] && peak=$n
-				sleep 0.1
+# run_placements SUFFIX: every placement, RUNS rounds of every mode; the
+# runs of placement P go to P$SUFFIX
+run_placements() {
+	sfx=$1
+	for p in $placements; do
+		# equal threads per CPU in every placement: one thread per CPU
+		case "$p" in
+		cross) threads=$cpn ;;
+		*) threads=$half ;;
+		esac
+		echo "$p" >"$D/placement"
+		echo "$threads" >"$D/threads"
+		r=1
+		while [ "$r" -le "$runs" ]; do
+			for m in $modes; do
+				echo "# [$(( $(date +%s) - t0 ))s] placement $p$sfx, round $r/$runs, park=$m"
+				[ "$m" = base ] || echo "$m" >"$SYS/park"
+				echo 1 >"$SYS/shrink"
+				zero_stats
+				[ "$lockstat" = 1 ] && sh "$S/tools/lockstat-report.sh" clear
+				mkdir -p "$S/out/runs/$p$sfx/park$m" "$S/out/lockstat"
+				slabstat snap "$CACHE" >/tmp/before.json
+				echo 1 >"$D/run"
+				# footprint: the most slabs seen during the run (every 0.1 s)
+				peak=0
+				while [ "$(cat "$D/status")" = running ]; do
+					read -r n _ <"$SYS/slabs"
+					[ "$n" -gt "$peak" ] && peak=$n
+					sleep 0.1
+				done
+				cat "$D/wait" >/dev/null
+				# let the unpark work settle what the last frees parked
+				sleep 1
+				slabstat snap --results "$D/results" "$CACHE" >/tmp/after.json
+				slabstat diff --json /tmp/before.json /tmp/after.json \
+					>"$S/out/runs/$p$sfx/park$m/$r.json"
+				read -r rest _ <"$SYS/slabs"
+				{
+					cat "$D/results"
+					echo "peak_slabs: $peak"
+					echo "rest_slabs: $rest"
+				} >"$S/out/runs/$p$sfx/park$m/$r.results"
+				if [ "$lockstat" = 1 ]; then
+					sh "$S/tools/lockstat-report.sh" report "$p$sfx park=$m round $r" \
+						>"$S/out/lockstat/$p$sfx-park$m-$r.txt"
+				fi
+				state=$(sed -n 's/^state: //p' "$D/results")
+				if [ "$state" != "done" ]; then
+					echo "# run ended in state '$state':"
+					cat "$D/results"
+					exit 1
+				fi
 			done
-			cat "$D/wait" >/dev/null
-			# let the unpark work settle what the last frees parked
-			sleep 1
-			slabstat snap --results "$D/results" "$CACHE" >/tmp/after.json
-			slabstat diff --json /tmp/before.json /tmp/after.json \
-				>"$S/out/runs/$p/park$m/$r.json"
-			read -r rest _ <"$SYS/slabs"
-			{
-				cat "$D/results"
-				echo "peak_slabs: $peak"
-				echo "rest_slabs: $rest"
-			} >"$S/out/runs/$p/park$m/$r.results"
-			if [ "$lockstat" = 1 ]; then
-				sh "$S/tools/lockstat-report.sh" report "$p park=$m round $r" \
-					>"$S/out/lockstat/$p-park$m-$r.txt"
-			fi
-			state=$(sed -n 's/^state: //p' "$D/results")
-			if [ "$state" != "done" ]; then
-				echo "# run ended in state '$state':"
-				cat "$D/results"
-				exit 1
-			fi
+			r=$((r + 1))
 		done
-		r=$((r + 1))
 	done
-done
+}
+
+t0=$(date +%s)
+if [ -z "$sweep" ]; then
+	run_placements ""
+else
+	[ "$modes" = base ] || modes="0 1"
+	dflt=$(cat "$SYS/sheaf_capacity")
+	[ "$dflt" -gt 0 ] || { echo "# sheaf sweep: the cache has no sheaves (sheaf_capacity $dflt)"; exit 1; }
+	for f in 1 2 4 8; do
+		rmmod slub_stress
+		insmod "$S/mm/slub_stress.ko" cache_name=$CACHE duration_ms="$dur" \
+			sheaf_capacity=$((f * dflt))
+		cap=$(cat "$SYS/sheaf_capacity")
+		echo "# sheaf sweep: ${f}x the default $dflt: sheaf_capacity $cap"
+		run_placements "-sc$cap"
+	done
+fi
 [ -f "$SYS/park" ] && echo 1 >"$SYS/park"
 echo "# all runs done in $(( $(date +%s) - t0 ))s"
