@@ -109,7 +109,7 @@ each_run class_row | awk "$STATS"'
 				fmt(share[k], n[k], 2) "%", fmt(val[k, 5], n[k], 0),
 				fmt(val[k, 6], n[k], 1), fmt(val[k, 7], n[k], 0)
 		}
-	}' | sorted_rows -k1,1 -k2,2n | sed '1i\
+	}' | sorted_rows -k1,1V -k2,2n | sed '1i\
 placement park   runs  contentions          acquisitions               contended %            wait total us              avg us                 max us'
 
 # Where the waits were: lockdep's call sites of the class (the first four
@@ -144,7 +144,7 @@ each_run site_rows | awk "$STATS"'
 			printf "%s %s %s %.0f\t%-9s %-6s %-7s %-32s %s\n", f[1], f[2], f[3],
 				q(vals[k], nr, 0.5), f[1], mode_name(f[2]), f[3], f[4], fmt(vals[k], nr, 0)
 		}
-	}' | sorted_rows -k1,1 -k2,2n -k3,3r -k4,4nr | sed '1i\
+	}' | sorted_rows -k1,1V -k2,2n -k3,3r -k4,4nr | sed '1i\
 placement park   site    function                         contentions'
 
 # park_slab of a run: the "delta" of metric park_slab in its slabstat diff
@@ -202,5 +202,5 @@ each_run wait_row | awk "$STATS"'
 				pm[1], mode_name(pm[2]), n[k], fmt(pk[k], n[k], 0),
 				fmt(w[k], n[k], 0), wc, fmt(c[k], n[k], 0), cc
 		}
-	}' | sorted_rows -k1,1 -k2,2n | sed '1i\
+	}' | sorted_rows -k1,1V -k2,2n | sed '1i\
 placement park   runs  parks                waits __slab_free    vs park=0                    contentions          vs park=0'
