@@ -66,7 +66,7 @@ stats() {
 				}
 				print ""
 			}
-		}' "$dir/summary.csv" | { read -r h; echo "$h" >"$work/modes"; LC_ALL=C sort; }
+		}' "$dir/summary.csv" | { read -r h; echo "$h" >"$work/modes"; sort -V; }
 }
 stats ops_per_sec >"$work/ops.dat"
 stats peak_slabs rest_slabs >"$work/slabs.dat"
@@ -77,7 +77,7 @@ titles=$(awk '{ for (i = 2; i <= NF; i += 3) printf "%s ", $i }' "$work/modes")
 # counters: median, min, max per mode from the compare CSVs
 # (metric,<label>...,kind,cache,<label>_runs,<label>_min,<label>_max,...)
 : >"$work/counters.dat"
-for csv in "$dir"/*.csv; do
+for csv in $(printf '%s\n' "$dir"/*.csv | sort -V); do
 	case "$csv" in */summary.csv) continue ;; esac
 	p=$(basename "$csv" .csv)
 	for metric in park_slab free_add_partial alloc_slab free_slab; do
@@ -114,6 +114,7 @@ set key outside top center horizontal
 set bars 2
 set yrange [0:*]
 set offsets 0, 0, graph 0.08, 0
+set xtics rotate by -30 font ',9'
 set ylabel 'ops/s'
 set title 'throughput'
 $(hist "$work/ops.dat")
@@ -131,7 +132,7 @@ $(hist "$work/counters.dat")
 unset logscale y
 set yrange [0:*]
 set offsets 0, 0, graph 0.08, 0
-set xtics norotate font ''
+set xtics rotate by -30 font ',9'
 set ylabel 'ns'
 set title 'free latency p99'
 $(hist "$work/p99.dat")
