@@ -176,16 +176,6 @@ guest_check() {
 	tools/vm/run-guest.sh --kernel "$bdir" --stage "$stage:." ${GUEST_APPEND:+--append "$GUEST_APPEND"} \
 		--out "$SLABPARK_CACHE/runs/check-$label" -- tools/guest/check.sh "$@"
 }
-# guest_check with slub_kunit staged as kunit/slub_kunit.ko
-guest_check_kunit() {
-	local bdir=$1 label=$2 stage
-	shift 2
-	stage=$(tools/stage-guest.sh "$bdir")
-	[ -f "$bdir/lib/tests/slub_kunit.ko" ] || { echo "no slub_kunit.ko in $bdir"; return 1; }
-	tools/vm/run-guest.sh --kernel "$bdir" --stage "$stage:." \
-		--stage "$bdir/lib/tests/slub_kunit.ko:kunit/slub_kunit.ko" \
-		--out "$SLABPARK_CACHE/runs/check-$label" -- tools/guest/check.sh "$@"
-}
 do_guest_patched() {
 	needs kernel-patched
 	# an invalid boot parameter, refused (suite bootparam)
@@ -210,15 +200,17 @@ do_race_widen() {
 
 # The PREEMPT_RT and UMA (CONFIG_NUMA=n) kernels booted, with the kselftest
 # smoke mode and slub_kunit (the parking cases and the slow
-# kmalloc_nolock() kprobe case, which fits without KASAN).
+# kmalloc_nolock() kprobe case, which fits without KASAN).  Built with W=1
+# like the matrix entries of the same configuration, which share the build
+# directory: then kbuild does not recompile mm/slub.o between the two.
 do_boot_rt() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: the RT kernel is built from the bench tree"; return 4; }
-	guest_check_kunit "$(tools/build-kernel.sh --variant patched --config rt+kunit)" rt rt kselftest kunit
+	guest_check "$(tools/build-kernel.sh --variant patched --config rt+kunit --w1)" rt rt kselftest kunit
 }
 do_boot_numa_off() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: the UMA kernel is built from the bench tree"; return 4; }
-	NODES=1 CPUS_PER_NODE=4 guest_check_kunit \
-		"$(tools/build-kernel.sh --variant patched --config numa-off+kunit)" uma uma kselftest kunit
+	NODES=1 CPUS_PER_NODE=4 guest_check \
+		"$(tools/build-kernel.sh --variant patched --config numa-off+kunit --w1)" uma uma kselftest kunit
 }
 
 # slub_kunit's parking cases fail, each for what it tests, on kernels with

@@ -98,20 +98,14 @@ grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$kdir/.config" ||
 	sp_die "$kdir is not a debug kernel (no CONFIG_DEBUG_KMEMLEAK; build it with --config debug)"
 
 stage=$(tools/stage-guest.sh "$kdir")
-# every entry of the stage as /slabpark/<name>, then slub_kunit (and
-# kunit itself when modular) under /slabpark/kunit/
+[ -f "$stage/kunit/slub_kunit.ko" ] ||
+	sp_die "no slub_kunit.ko in $kdir: the debug kernel needs CONFIG_SLUB_KUNIT_TEST=m"
+# every entry of the stage (slub_kunit under kunit/) as /slabpark/<name>
 stages=()
 for e in "$stage"/*; do
 	stages+=(--stage "$e:$(basename "$e")")
 done
-kunit_stage=()
-ko=$kdir/lib/tests/slub_kunit.ko
-[ -f "$ko" ] || sp_die "no $ko: the debug kernel needs CONFIG_SLUB_KUNIT_TEST=m"
-kunit_stage+=(--stage "$ko:kunit/slub_kunit.ko")
-if [ -f "$kdir/lib/kunit/kunit.ko" ]; then
-	kunit_stage+=(--stage "$kdir/lib/kunit/kunit.ko:kunit/kunit.ko")
-fi
-sp_stage "staged $stage (+ slub_kunit.ko)"
+sp_stage "staged $stage"
 
 echo "TAP version 13"
 echo "1..${#bootlist[@]}"
@@ -137,7 +131,7 @@ for b in "${bootlist[@]}"; do
 	out=${out:-$SLABPARK_CACHE/runs/debug-gate-$b}
 	t0=$(date +%s)
 	set +e
-	tools/vm/run-guest.sh --kernel "$kdir" "${stages[@]}" "${kunit_stage[@]}" \
+	tools/vm/run-guest.sh --kernel "$kdir" "${stages[@]}" \
 		"${append[@]}" --timeout "$tmo" --out "$out" \
 		-- tools/guest/debug-gate.sh "$b" "${skiplist[@]}" "${extra[@]}" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}

@@ -49,11 +49,9 @@ for m in "${modelist[@]}"; do
 done
 
 [ -n "$kdir" ] || kdir=$(tools/build-kernel.sh --variant break --config debug)
-ko=$kdir/lib/tests/slub_kunit.ko
-[ -f "$ko" ] || sp_die "no $ko: the kernel needs CONFIG_SLUB_KUNIT_TEST=m (--config debug)"
 stage=$(tools/stage-guest.sh "$kdir")
-kstage=(--stage "$ko:kunit/slub_kunit.ko")
-[ -f "$kdir/lib/kunit/kunit.ko" ] && kstage+=(--stage "$kdir/lib/kunit/kunit.ko:kunit/kunit.ko")
+[ -f "$stage/kunit/slub_kunit.ko" ] ||
+	sp_die "no slub_kunit.ko in $kdir: the kernel needs CONFIG_SLUB_KUNIT_TEST=m (--config debug)"
 
 echo "TAP version 13"
 echo "1..${#modelist[@]}"
@@ -62,7 +60,7 @@ for m in "${modelist[@]}"; do
 	n=$((n + 1))
 	out=$SLABPARK_CACHE/runs/kunit-mutant-$m
 	set +e
-	tools/vm/run-guest.sh --kernel "$kdir" --stage "$stage/tools:tools" "${kstage[@]}" \
+	tools/vm/run-guest.sh --kernel "$kdir" --stage "$stage/tools:tools" --stage "$stage/kunit:kunit" \
 		--append "slub_break_parking=$m kunit.filter_glob=slub_test.test_park_*" \
 		--timeout "${GUEST_TIMEOUT:-900}" --out "$out" -- tools/guest/kunit-mutants.sh "$m" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}

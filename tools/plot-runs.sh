@@ -103,6 +103,17 @@ hist() {
 	echo "plot for [k=1:$nmodes] '$1' using (column(3*k-1)):(column(3*k)):(column(3*k+1)):xtic(1) title word('$titles', k)"
 }
 
+# panel TITLE YLABEL FILE [log]: one histogram panel; linear axes from zero
+panel() {
+	if [ "${4:-}" = log ]; then
+		echo "set logscale y; set yrange [1:*]; set offsets 0, 0, 0, 0; set xtics rotate by -40 font ',8'"
+	else
+		echo "unset logscale y; set yrange [0:*]; set offsets 0, 0, graph 0.08, 0; set xtics rotate by -30 font ',9'"
+	fi
+	echo "set title '$1'; set ylabel '$2'"
+	hist "$3"
+}
+
 cat >"$work/plot.gp" <<GP
 set terminal png size 1400,1000 noenhanced
 set output '$dir/parking.png'
@@ -112,30 +123,10 @@ set style histogram errorbars gap 1 lw 1
 set style fill solid 0.7 border -1
 set key outside top center horizontal
 set bars 2
-set yrange [0:*]
-set offsets 0, 0, graph 0.08, 0
-set xtics rotate by -30 font ',9'
-set ylabel 'ops/s'
-set title 'throughput'
-$(hist "$work/ops.dat")
-set ylabel 'slabs'
-set title 'footprint: slabs at the peak of a run and at rest 1 s after'
-set xtics rotate by -20 font ',9'
-$(hist "$work/slabs.dat")
-set ylabel 'count per run (log)'
-set title 'SLUB counters (log axis; a zero median has no bar)'
-set logscale y
-set yrange [1:*]
-set offsets 0, 0, 0, 0
-set xtics rotate by -40 font ',8'
-$(hist "$work/counters.dat")
-unset logscale y
-set yrange [0:*]
-set offsets 0, 0, graph 0.08, 0
-set xtics rotate by -30 font ',9'
-set ylabel 'ns'
-set title 'free latency p99'
-$(hist "$work/p99.dat")
+$(panel 'throughput' 'ops/s' "$work/ops.dat")
+$(panel 'footprint: slabs at the peak of a run and at rest 1 s after' 'slabs' "$work/slabs.dat")
+$(panel 'SLUB counters (log axis; a zero median has no bar)' 'count per run (log)' "$work/counters.dat" log)
+$(panel 'free latency p99' 'ns' "$work/p99.dat")
 unset multiplot
 GP
 gnuplot "$work/plot.gp"

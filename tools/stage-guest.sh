@@ -39,6 +39,16 @@ sp_run_logged "$modout.log" "building the stress module against $bdir" \
 	make -C "$bdir" M="$SLABPARK_TOP" MO="$modout" modules
 cp "$modout/mm/slub_stress.ko" "$stage/mm/"
 
+# slub_kunit (and kunit itself when modular), where the kernel has them:
+# the guest scripts load them from /slabpark/kunit/
+if [ -f "$bdir/lib/tests/slub_kunit.ko" ]; then
+	mkdir -p "$stage/kunit"
+	cp "$bdir/lib/tests/slub_kunit.ko" "$stage/kunit/"
+	if [ -f "$bdir/lib/kunit/kunit.ko" ]; then
+		cp "$bdir/lib/kunit/kunit.ko" "$stage/kunit/"
+	fi
+fi
+
 sp_run_logged "$SLABPARK_LOGDIR/slabstat-static.log" "building slabstat (static)" \
 	make -C "$SLABPARK_TOP/tools/slabstat" STATIC=1 slabstat
 cp "$SLABPARK_TOP/tools/slabstat/slabstat" "$stage/bin/"
