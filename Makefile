@@ -20,7 +20,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 
 # Knobs of 'make run' / 'make check', passed through the environment.
 export KSRC PATCHES RUNS DURATION_MS PLACEMENTS NODES CPUS_PER_NODE LOCKSTAT NO_SHEAVES \
-	KVM SLABPARK_CACHE GUEST_TIMEOUT DURATION RESULTS_DIR CHECK_DEBUG DEBUG SWEEP
+	KVM SLABPARK_CACHE GUEST_TIMEOUT DURATION RESULTS_DIR CHECK_DEBUG DEBUG SWEEP MEASURE
 
 .PHONY: all modules clean run check check-full soak kernel slabstat help
 

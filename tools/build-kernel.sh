@@ -16,6 +16,10 @@
 #   --variant break     the series + tools/patches/break-parking.patch,
 #                       bench-only switches that break parking on purpose
 #                       (slub_break_parking=), to see the tests fail
+#   --variant measure   the series + tools/patches/measure-parking.patch,
+#                       bench-only counters (free objects per unparked slab,
+#                       refill scan length, waits by transition) and park
+#                       mode 3 (partial -> empty trylock), for MEASURE=1
 #   --config NAME       tools/configs/base.config plus tools/configs/NAME.config
 #                       for each '+'-separated NAME (e.g. debug, lockstat,
 #                       numa-off); default: just base
@@ -51,7 +55,7 @@ while [ $# -gt 0 ]; do
 	*) usage ;;
 	esac
 done
-case "$variant" in patched|base|widen|break|upto[0-9]*) ;; *) usage ;; esac
+case "$variant" in patched|base|widen|break|measure|upto[0-9]*) ;; *) usage ;; esac
 
 frags=("$SLABPARK_TOP/tools/configs/base.config")
 cfgname=base
@@ -75,6 +79,7 @@ bench_branch() {
 	case "$v" in
 	widen) patch=$SLABPARK_TOP/tools/patches/widen-park-races.patch ;;
 	break) patch=$SLABPARK_TOP/tools/patches/break-parking.patch ;;
+	measure) patch=$SLABPARK_TOP/tools/patches/measure-parking.patch ;;
 	esac
 	want="$(git -C "$tree" rev-parse slabpark)-$(sp_hash_files "$patch")"
 	have=$(git -C "$tree" config --get "branch.slabpark-$v.slabparkBench" || true)
@@ -100,10 +105,14 @@ fi
 cfghash=$(sp_hash_files "${frags[@]}")
 bdir=$SLABPARK_CACHE/build/$ver-$variant-${cfgname//+/-}-$cfghash
 [ -n "${KSRC:-}" ] && bdir=$bdir-$(echo "$src" | sha256sum | cut -c1-8)
-# The widen and break kernels differ from the patched one in mm/slub.c
-# alone: start their build directory as a copy of the patched one, so
-# kbuild rebuilds that file and relinks instead of building everything.
-if { [ "$variant" = widen ] || [ "$variant" = break ]; } && [ ! -d "$bdir" ]; then
+# The bench variants differ from the patched kernel in mm/ alone: start
+# their build directory as a copy of the patched one, so kbuild rebuilds
+# what changed and relinks instead of building everything.
+bench_variant() {
+	case "$variant" in widen|break|measure) return 0 ;; esac
+	return 1
+}
+if bench_variant && [ ! -d "$bdir" ]; then
 	pdir=$SLABPARK_CACHE/build/$ver-patched-${cfgname//+/-}-$cfghash
 	if [ -f "$pdir/arch/x86/boot/bzImage" ]; then
 		sp_stage "seeding $bdir from $pdir"
@@ -125,7 +134,7 @@ if [ -z "${KSRC:-}" ]; then
 	else
 		"$SLABPARK_TOP/tools/series.sh" apply --tree "$src"
 	fi
-	if [ "$variant" = widen ] || [ "$variant" = break ]; then
+	if bench_variant; then
 		bench_branch "$src" "$variant"
 	fi
 	if [[ "$variant" == upto* ]]; then

@@ -17,6 +17,8 @@
 # Usage: tools/plot-runs.sh RESULTS_DIR
 
 set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
 if [ $# -ne 1 ] || [ ! -f "$1/summary.csv" ]; then
 	echo "usage: $0 RESULTS_DIR (with summary.csv from tools/summarize-runs.sh)" >&2
 	exit 2
@@ -30,7 +32,7 @@ trap 'rm -rf "$work"' EXIT
 # then median, min and max of the runs for each mode present (off, on,
 # always, base), from summary.csv
 stats() {
-	awk -F, -v cols="$*" '
+	awk -F, -v cols="$*" -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 		NR == 1 {
 			nc = split(cols, want, " ")
 			for (i = 1; i <= NF; i++) idx[$i] = i
@@ -42,27 +44,20 @@ stats() {
 			p[$1] = 1; m[$2] = 1
 			for (j = 1; j <= nc; j++) v[$1, want[j], $2] = v[$1, want[j], $2] " " $(idx[want[j]])
 		}
-		function sorted(s, a,   n, i, j, t) {
-			n = split(s, a, " ")
-			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-			return n
-		}
 		END {
 			if (missing)
 				exit
-			split("0 1 2 base", order, " ")
-			names["0"] = "off"; names["1"] = "on"; names["2"] = "always"; names["base"] = "base"
+			nm = modes(order, names)
 			printf "label"
-			for (i = 1; i <= 4; i++) if (order[i] in m) printf " %s min max", names[order[i]]
+			for (i = 1; i <= nm; i++) if (order[i] in m) printf " %s min max", names[order[i]]
 			print ""
-			for (q in p) for (j = 1; j <= nc; j++) {
-				printf "%s", (nc > 1 ? q ":" want[j] : q)
-				for (i = 1; i <= 4; i++) {
+			for (pl in p) for (j = 1; j <= nc; j++) {
+				printf "%s", (nc > 1 ? pl ":" want[j] : pl)
+				for (i = 1; i <= nm; i++) {
 					if (!(order[i] in m))
 						continue
-					n = sorted(v[q, want[j], order[i]], a)
-					med = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-					printf " %s %s %s", med, a[1], a[n]
+					vals = v[pl, want[j], order[i]]
+					printf " %s %s %s", q(vals, 0, 0.5), q(vals, 0, 0), q(vals, 0, 1)
 				}
 				print ""
 			}

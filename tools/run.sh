@@ -17,6 +17,12 @@
 #   LOCKSTAT=1         use a CONFIG_LOCK_STAT kernel and report &n->list_lock:
 #                      medians with ranges, call sites, parks against the
 #                      waits in __slab_free() (tools/summarize-lockstat.sh)
+#   MEASURE=1          use the measurement kernel (the series + the bench-only
+#                      tools/patches/measure-parking.patch): free objects per
+#                      unparked slab, refill scan length, the list_lock
+#                      acquisitions and waits in __slab_free() by transition,
+#                      and park=3, the partial -> empty trylock experiment
+#                      (tools/summarize-measure.sh); with LOCKSTAT=1 too
 #   PATCHES=none       the unpatched base (nothing can be switched)
 #   KSRC=/path         your own 7.3 tree, built as is
 #   RESULTS_DIR=DIR    where tables, CSV/JSON and the plot go
@@ -28,6 +34,7 @@ set -euo pipefail
 cd "$SLABPARK_TOP"
 
 LOCKSTAT=${LOCKSTAT:-0}
+MEASURE=${MEASURE:-0}
 SWEEP=${SWEEP:-}
 case "$SWEEP" in ''|sheaf) ;; *) sp_die "SWEEP=$SWEEP: the only sweep is 'sheaf'" ;; esac
 # The sheaf sweep: cross and local, park=0 and 1, at 1, 2, 4, 8 times the
@@ -54,6 +61,10 @@ for p in $PLACEMENTS; do
 	case "$p" in cross|local|balanced) ;; *) sp_die "PLACEMENTS: unknown placement '$p' (cross, local, balanced)" ;; esac
 done
 case "$LOCKSTAT" in 0|1) ;; *) sp_die "LOCKSTAT=$LOCKSTAT: must be 0 or 1" ;; esac
+case "$MEASURE" in 0|1) ;; *) sp_die "MEASURE=$MEASURE: must be 0 or 1" ;; esac
+if [ "$MEASURE" = 1 ] && [ "${PATCHES:-}" = none ]; then
+	sp_die "MEASURE=1 measures the series: not with PATCHES=none"
+fi
 if [ "$NODES" -lt 2 ] && [[ " $PLACEMENTS " =~ \ (cross|balanced)\  ]]; then
 	sp_die "NODES=$NODES: cross and balanced need 2 nodes (use PLACEMENTS=local)"
 fi
@@ -61,6 +72,7 @@ fi
 tools/install-deps.sh
 cfg=()
 [ "$LOCKSTAT" = 1 ] && cfg=(--config lockstat)
+[ "$MEASURE" = 1 ] && cfg+=(--variant measure)
 bdir=$(tools/build-kernel.sh "${cfg[@]}")
 stage=$(tools/stage-guest.sh "$bdir")
 sp_stage "module and tools staged for the guest"
@@ -68,7 +80,9 @@ sp_stage "module and tools staged for the guest"
 results=${RESULTS_DIR:-$SLABPARK_TOP/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 nplace=$(echo "$PLACEMENTS" | wc -w)
-tmo=$((nplace * RUNS * 3 * (DURATION_MS / 1000 + 4) + 300))
+nmodes=3
+[ "$MEASURE" = 0 ] || nmodes=4
+tmo=$((nplace * RUNS * nmodes * (DURATION_MS / 1000 + 4) + 300))
 [ -z "$SWEEP" ] || tmo=$((tmo * 8 / 3))
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} tools/vm/run-guest.sh --kernel "$bdir" \
 	--stage "$stage:." --nodes "$NODES" --cpus-per-node "$CPUS_PER_NODE" \
@@ -117,11 +131,12 @@ groupdirs=$PLACEMENTS
 [ -z "$SWEEP" ] || groupdirs=$(find "$runsdir" -mindepth 1 -maxdepth 1 -type d -printf "%f\n" | sort -t- -k1,1 -k2.3,2n)
 for p in $groupdirs; do
 	groups=() labels=()
-	for m in 0 1 2 base; do
+	for kv in $SP_PARK_MODES; do
+		m=${kv%%=*}
 		[ -d "$runsdir/$p/park$m" ] || continue
 		[ ${#groups[@]} -eq 0 ] || groups+=(--)
 		groups+=("$runsdir/$p/park$m"/*.json)
-		case $m in 0) labels+=(off) ;; 1) labels+=(on) ;; 2) labels+=(always) ;; base) labels+=(base) ;; esac
+		labels+=("${kv#*=}")
 	done
 	labels_csv=$(IFS=,; echo "${labels[*]}")
 	{
@@ -136,6 +151,7 @@ for p in $groupdirs; do
 done
 
 tools/summarize-runs.sh "$runsdir" "$results" | out
+[ "$MEASURE" = 0 ] || tools/summarize-measure.sh "$runsdir" | out
 [ -z "$SWEEP" ] || tools/summarize-sweep.sh "$results" | out
 if [ "$LOCKSTAT" = 1 ]; then
 	tools/summarize-lockstat.sh "$results/guest/files/lockstat" | out

@@ -45,41 +45,10 @@ each_run() {
 	done
 }
 
-# awk helpers.  q(s, n, f): the f-quantile (0, 0.25, 0.5, 0.75, 1) of the
-# space-separated values s, padded with zeros to n values (runs that did
-# not report the row), by linear interpolation; fmt(s, n, p): "median
-# (min-max)" with p decimals.
-STATS='
-function sortvals(s, n, a,   k, i, j, t) {
-	k = split(s, a, " ")
-	if (n < k)
-		n = k
-	for (i = k + 1; i <= n; i++)
-		a[i] = 0
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n
-}
-function q(s, n, f,   a, m, x, i) {
-	m = sortvals(s, n, a)
-	if (m == 0)
-		return 0
-	x = 1 + f * (m - 1)
-	i = int(x)
-	return (i >= m) ? a[m] + 0 : a[i] + (x - i) * (a[i + 1] - a[i])
-}
-function rnd(x) {
-	return x < 0 ? -int(-x + 0.5) : int(x + 0.5)
-}
-function fmt(s, n, p) {
-	if (p == 0)
-		return sprintf("%d (%d-%d)", rnd(q(s, n, 0.5)), rnd(q(s, n, 0)), rnd(q(s, n, 1)))
-	return sprintf("%." p "f (%." p "f-%." p "f)", q(s, n, 0.5), q(s, n, 0), q(s, n, 1))
-}
-function mode_name(m) {
-	return m == 0 ? "off" : m == 1 ? "on" : m == 2 ? "always" : m
-}'
+# the shared awk helpers (tools/lib.sh)
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+STATS=$SP_AWK_STATS
 
 # The awk programs below print "SORT KEYS<TAB>row"; the rows are sorted on
 # the keys (mode by number) and printed without them.
@@ -96,7 +65,7 @@ class_row() {
 
 echo
 echo "== &n->list_lock (CONFIG_LOCK_STAT; all caches' list_locks): median (min-max) of the runs"
-each_run class_row | awk "$STATS"'
+each_run class_row | awk -v park_modes="$SP_PARK_MODES" "$STATS"'
 	{ k = $1 " " $2; keys[k] = 1; n[k]++
 	  for (i = 3; i <= 7; i++) val[k, i] = val[k, i] " " $i
 	  share[k] = share[k] " " ($4 > 0 ? 100 * $3 / $4 : 0) }
@@ -134,7 +103,7 @@ echo
 echo "== &n->list_lock call sites: waiter = contention point (where a CPU waited),"
 echo "   holder = contending point (where the CPU it waited for took the lock);"
 echo "   lockdep keeps the first 4 sites of each kind per run; median (min-max)"
-each_run site_rows | awk "$STATS"'
+each_run site_rows | awk -v park_modes="$SP_PARK_MODES" "$STATS"'
 	$1 == "RUN" { runs[$2 " " $3]++; next }
 	{ k = $2 " " $3 " " $4 " " $5; keys[k] = 1; vals[k] = vals[k] " " $6 }
 	END {
@@ -177,7 +146,7 @@ echo "   'beyond spread' when the interquartile ranges of the mode and of park=0
 echo "   do not overlap, 'within spread' when they do (the runs do not separate"
 echo "   them); lockdep records the first 4 call sites a run, so a run whose"
 echo "   first sites are elsewhere counts 0 waits in __slab_free()"
-each_run wait_row | awk "$STATS"'
+each_run wait_row | awk -v park_modes="$SP_PARK_MODES" "$STATS"'
 	{ k = $1 " " $2; keys[k] = 1; n[k]++
 	  pk[k] = pk[k] " " $3; w[k] = w[k] " " $4; c[k] = c[k] " " $5 }
 	function verdict(a, na, b, nb) {

@@ -10,6 +10,8 @@
 #   RUNS_DIR/<placement>/park<mode>/<round>.results  (slub_stress results files)
 
 set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
 if [ $# -ne 2 ] || [ ! -d "$1" ]; then
 	echo "usage: $0 RUNS_DIR RESULTS_DIR" >&2
 	exit 2
@@ -18,7 +20,7 @@ runs=$1 results=$2
 csv=$results/summary.csv
 keys=(ops_per_sec threads_per_cpu alloc_threads free_threads remote_free_pct
 	free_lat_p50_ns free_lat_p99_ns alloc_lat_p50_ns alloc_lat_p99_ns allocs frees
-	peak_slabs rest_slabs)
+	peak_slabs rest_slabs rest_partial slab_churn)
 
 {
 	printf 'placement,mode,round'
@@ -38,66 +40,62 @@ keys=(ops_per_sec threads_per_cpu alloc_threads free_threads remote_free_pct
 } >"$csv"
 
 # One pass over the runs: the median ops/s per placement and mode with the
-# cross/local ratio, then the footprint, median (min-max) of peak_slabs and
-# rest_slabs.
-awk -F, '
+# cross/local ratio, then the footprint, median (min-max) of the slabs at
+# the peak and at rest, the partial slabs at rest and the slab churn.
+awk -F, -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	{
-		k = $1 SUBSEP $2; places[$1] = 1; modes[$2] = 1; tpc[$1] = $col["threads_per_cpu"]
+		k = $1 SUBSEP $2; places[$1] = 1; present[$2] = 1; tpc[$1] = $col["threads_per_cpu"]
 		ops[k] = ops[k] " " $col["ops_per_sec"]
 		pk[k] = pk[k] " " $col["peak_slabs"]; rs[k] = rs[k] " " $col["rest_slabs"]
+		rp[k] = rp[k] " " $col["rest_partial"]; ch[k] = ch[k] " " $col["slab_churn"]
+		if ($col["slab_churn"] != "" && $col["allocs"] > 0)
+			cpm[k] = cpm[k] " " $col["slab_churn"] * 1e6 / $col["allocs"]
 	}
-	# sorted(S, A): the numbers of the list S into A, ascending; returns how many
-	function sorted(s, a,   n, i, j, t) {
-		n = split(s, a, " ")
-		if (n && a[1] == "") n = 0
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return n
-	}
-	function median(s,   a, n) {
-		if (!(n = sorted(s, a))) return ""
-		return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
-	function med_range(s,   a, n) {
-		if (!(n = sorted(s, a))) return "n/a"
-		return sprintf("%d (%d-%d)", median(s), a[1], a[n])
+	# footprint_row(PLACE, LABEL, WHAT, VALUES): one row of the footprint
+	# table, for PLACE, labelled LABEL (the placement on its first row)
+	function footprint_row(p, label, what, v,   i) {
+		printf "%-10s %-13s", label, what
+		for (i = 1; i <= nm; i++) if (order[i] in present) printf " %22s", fmt(v[p SUBSEP order[i]], 0, 0)
+		print ""
 	}
 	END {
-		split("0 1 2 base", order, " ")
-		names["0"] = "off"; names["1"] = "on"; names["2"] = "always"; names["base"] = "base"
+		nm = modes(order, names)
 		print ""
 		print "== placements at equal threads per CPU (median ops/s of the runs; threads_per_cpu shown)"
 		printf "%-10s %8s", "placement", "thr/cpu"
-		for (i = 1; i <= 4; i++) if (order[i] in modes) printf " %14s", names[order[i]]
+		for (i = 1; i <= nm; i++) if (order[i] in present) printf " %14s", names[order[i]]
 		print ""
 		for (p in places) {
 			printf "%-10s %8s", p, tpc[p]
-			for (i = 1; i <= 4; i++) if (order[i] in modes) {
-				m[p, order[i]] = median(ops[p SUBSEP order[i]])
+			for (i = 1; i <= nm; i++) if (order[i] in present) {
+				m[p, order[i]] = q(ops[p SUBSEP order[i]], 0, 0.5)
 				printf " %14.0f", m[p, order[i]]
 			}
 			print ""
 		}
 		if (("cross" in places) && ("local" in places)) {
 			printf "%-19s", "cross/local ratio"
-			for (i = 1; i <= 4; i++) if (order[i] in modes) {
+			for (i = 1; i <= nm; i++) if (order[i] in present) {
 				l = m["local", order[i]]
 				printf " %14s", (l > 0) ? sprintf("%.3f", m["cross", order[i]] / l) : "n/a"
 			}
 			print ""
 		}
 		print ""
-		print "== footprint: slabs of the cache at the peak of a run (sampled every 0.1 s) and at rest 1 s after it (no shrink); median (min-max)"
-		printf "%-10s %-5s", "placement", "slabs"
-		for (i = 1; i <= 4; i++) if (order[i] in modes) printf " %20s", names[order[i]]
+		print "== footprint, median (min-max) of the runs: slabs of the cache at the peak of a run (sampled"
+		print "   every 0.1 s) and at rest 1 s after it (no shrink), partial slabs at rest, and the slab"
+		print "   churn of the run (alloc_slab + free_slab up to rest; n/a without CONFIG_SLUB_STATS), also"
+		print "   per million objects allocated (runs have a fixed length, not a fixed number of operations)"
+		printf "%-10s %-13s", "placement", ""
+		for (i = 1; i <= nm; i++) if (order[i] in present) printf " %22s", names[order[i]]
 		print ""
 		for (p in places) {
-			printf "%-10s %-5s", p, "peak"
-			for (i = 1; i <= 4; i++) if (order[i] in modes) printf " %20s", med_range(pk[p SUBSEP order[i]])
-			print ""
-			printf "%-10s %-5s", "", "rest"
-			for (i = 1; i <= 4; i++) if (order[i] in modes) printf " %20s", med_range(rs[p SUBSEP order[i]])
-			print ""
+			footprint_row(p, p, "peak slabs", pk)
+			footprint_row(p, "", "rest slabs", rs)
+			footprint_row(p, "", "rest partial", rp)
+			footprint_row(p, "", "slab churn", ch)
+			footprint_row(p, "", "churn/M alloc", cpm)
 		}
 	}
 ' "$csv"

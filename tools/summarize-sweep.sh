@@ -11,6 +11,8 @@
 # Usage: tools/summarize-sweep.sh RESULTS_DIR
 
 set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
 if [ $# -ne 1 ] || [ ! -f "$1/summary.csv" ]; then
 	echo "usage: $0 RESULTS_DIR (after make run SWEEP=sheaf)" >&2
 	exit 2
@@ -53,23 +55,17 @@ place  sheaf  park     free slowpath %           free_add_partial             pa
 
 echo
 echo "   footprint: slabs at the peak / at rest, median (min-max)"
-awk -F, '
+awk -F, -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 	NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
 	$1 ~ /-sc[0-9]+$/ {
 		k = $1 " " $2; keys[k] = 1
 		pk[k] = pk[k] " " $(idx["peak_slabs"]); rs[k] = rs[k] " " $(idx["rest_slabs"])
 	}
-	function fmt(s,   a, n, i, j, t, med) {
-		n = split(s, a, " ")
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-		med = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		return sprintf("%.0f (%s-%s)", med, a[1], a[n])
-	}
 	END {
 		for (k in keys) {
 			split(k, f, " "); split(f[1], pc, "-sc")
 			printf "%s %08d %s\t%-6s %5s  %-7s %-16s %s\n", pc[1], pc[2], f[2], pc[1], pc[2],
-				(f[2] == 0 ? "off" : f[2] == 1 ? "on" : f[2]), fmt(pk[k]), fmt(rs[k])
+				mode_name(f[2]), fmt(pk[k], 0, 0), fmt(rs[k], 0, 0)
 		}
 	}' "$dir/summary.csv" | LC_ALL=C sort -k1,1 -k2,2 -k3,3 | cut -f2- | sed '1i\
 place  sheaf  park     peak             rest'

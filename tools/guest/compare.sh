@@ -6,10 +6,13 @@
 # Usage: compare.sh RUNS DURATION_MS "PLACEMENTS" LOCKSTAT [SWEEP]
 #
 # For each placement, RUNS rounds of park=0, park=1, park=2 (alternating,
-# so drift cancels), each on a shrunk cache with zeroed counters.  The
-# footprint of each run is added to its results file: peak_slabs (most
-# slabs seen, sampled every 0.1 s) and rest_slabs (slabs 1 s after the
-# run, past the unpark delay, no shrink).  Every
+# so drift cancels), each on a shrunk cache with zeroed counters; on the
+# measurement kernel (tools/patches/measure-parking.patch, which has park
+# mode 3) park=3 too.  The footprint of each run is added to its results
+# file: peak_slabs (most slabs seen, sampled every 0.1 s), rest_slabs and
+# rest_partial (slabs and partial slabs 1 s after the run, past the unpark
+# delay, no shrink) and slab_churn (alloc_slab + free_slab, up to then;
+# empty without CONFIG_SLUB_STATS).  Every
 # run leaves a slabstat delta document in
 #   /slabpark/out/runs/<placement>/park<mode>/<round>.json
 # and, with LOCKSTAT=1, the &n->list_lock class of /proc/lock_stat in
@@ -42,6 +45,11 @@ trap 'rmmod slub_stress 2>/dev/null' EXIT
 if [ -f "$SYS/park" ]; then
 	modes="0 1 2"
 	echo "# parking switch present: comparing park=0 (off), 1 (trylock+park), 2 (always park)"
+	# the measurement kernel's experiment: partial -> empty trylocks too
+	if echo 3 2>/dev/null >"$SYS/park"; then
+		modes="0 1 2 3"
+		echo "# measurement kernel: park=3 (1 + partial -> empty trylock) too"
+	fi
 else
 	modes=base
 	echo "# this kernel has no /sys/kernel/slab/$CACHE/park switch (unpatched or without patch 4):"
@@ -97,10 +105,19 @@ run_placements() {
 				slabstat diff --json /tmp/before.json /tmp/after.json \
 					>"$S/out/runs/$p$sfx/park$m/$r.json"
 				read -r rest _ <"$SYS/slabs"
+				read -r rest_partial _ <"$SYS/partial"
+				churn=
+				if [ -f "$SYS/alloc_slab" ]; then
+					read -r as _ <"$SYS/alloc_slab"
+					read -r fs _ <"$SYS/free_slab"
+					churn=$((as + fs))
+				fi
 				{
 					cat "$D/results"
 					echo "peak_slabs: $peak"
 					echo "rest_slabs: $rest"
+					echo "rest_partial: $rest_partial"
+					echo "slab_churn: $churn"
 				} >"$S/out/runs/$p$sfx/park$m/$r.results"
 				if [ "$lockstat" = 1 ]; then
 					sh "$S/tools/lockstat-report.sh" report "$p$sfx park=$m round $r" \
