@@ -132,6 +132,31 @@ do_series_bisect() {
 	tools/check-series.sh
 }
 
+# The bench-only patches of tools/patches/ (widen, break, measure) must
+# apply to the series as it is now, not only when a step builds their
+# kernel: checked against the tree of the series branch in a temporary
+# index, the work tree untouched.
+do_bench_patches() {
+	[ -z "${KSRC:-}" ] || { echo "KSRC set: the bench patches are for the bench tree"; return 4; }
+	local src idx p bad=0
+	src=$(tools/kernel-src.sh 2>/dev/null)
+	# the series branch up to date, under the lock build-kernel.sh holds
+	flock "$src/.slabpark-lock" tools/series.sh apply --tree "$src" >/dev/null
+	idx=$(mktemp)
+	for p in tools/patches/*.patch; do
+		rm -f "$idx"
+		if GIT_INDEX_FILE=$idx git -C "$src" read-tree slabpark &&
+			GIT_INDEX_FILE=$idx git -C "$src" apply --cached --check "$SLABPARK_TOP/$p"; then
+			echo "$p applies to the series"
+		else
+			echo "$p does not apply to the series: rebase it (see its branch in README)"
+			bad=1
+		fi
+	done
+	rm -f "$idx"
+	return $bad
+}
+
 # mm/slub.o with W=1 in the configuration as it is, then again with
 # slub_kunit (tools/configs/kunit.config, which adds DEBUG_VM and KPROBES)
 # with the series' parking cases, where the configuration can have it
@@ -227,7 +252,7 @@ do_debug_gate() {
 
 # ---- main ---------------------------------------------------------------
 
-all_steps=(deps shellcheck slabstat-host docs kernel-source checkpatch series-bisect
+all_steps=(deps shellcheck slabstat-host docs kernel-source checkpatch series-bisect bench-patches
 	matrix-numa-off matrix-stats-off matrix-tiny matrix-rt matrix-i386
 	kernel-patched kernel-base guest-patched guest-base race-widen debug-gate)
 full_steps=(boot-rt boot-numa-off kunit-mutants)
@@ -252,6 +277,7 @@ for s in "${steps[@]}"; do
 	kernel-source) step kernel-source do_kernel_source ;;
 	checkpatch) step checkpatch do_checkpatch ;;
 	series-bisect) step series-bisect do_series_bisect ;;
+	bench-patches) step bench-patches do_bench_patches ;;
 	matrix-*) step "$s" do_matrix "${s#matrix-}" ;;
 	kernel-patched) step kernel-patched do_kernel_patched ;;
 	kernel-base) step kernel-base do_kernel_base ;;

@@ -20,7 +20,7 @@ runs=$1 results=$2
 csv=$results/summary.csv
 keys=(ops_per_sec threads_per_cpu alloc_threads free_threads remote_free_pct
 	free_lat_p50_ns free_lat_p99_ns alloc_lat_p50_ns alloc_lat_p99_ns allocs frees
-	peak_slabs rest_slabs rest_partial slab_churn)
+	shrunk_slabs peak_slabs rest_slabs rest_partial slab_churn)
 
 {
 	printf 'placement,mode,round'
@@ -47,6 +47,7 @@ awk -F, -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 	{
 		k = $1 SUBSEP $2; places[$1] = 1; present[$2] = 1; tpc[$1] = $col["threads_per_cpu"]
 		ops[k] = ops[k] " " $col["ops_per_sec"]
+		sh[k] = sh[k] " " $col["shrunk_slabs"]
 		pk[k] = pk[k] " " $col["peak_slabs"]; rs[k] = rs[k] " " $col["rest_slabs"]
 		rp[k] = rp[k] " " $col["rest_partial"]; ch[k] = ch[k] " " $col["slab_churn"]
 		if ($col["slab_churn"] != "" && $col["allocs"] > 0)
@@ -83,15 +84,17 @@ awk -F, -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 			print ""
 		}
 		print ""
-		print "== footprint, median (min-max) of the runs: slabs of the cache at the peak of a run (sampled"
-		print "   every 0.1 s) and at rest 1 s after it (no shrink), partial slabs at rest, and the slab"
+		print "== footprint, median (min-max) of the runs: slabs of the cache after the shrink before a run"
+		print "   (the baseline), at the peak of the run (sampled every 0.1 s) and at rest 1 s after it (no"
+		print "   shrink), partial slabs at rest, and the slab"
 		print "   churn of the run (alloc_slab + free_slab up to rest; n/a without CONFIG_SLUB_STATS), also"
 		print "   per million objects allocated (runs have a fixed length, not a fixed number of operations)"
 		printf "%-10s %-13s", "placement", ""
 		for (i = 1; i <= nm; i++) if (order[i] in present) printf " %22s", names[order[i]]
 		print ""
 		for (p in places) {
-			footprint_row(p, p, "peak slabs", pk)
+			footprint_row(p, p, "shrunk slabs", sh)
+			footprint_row(p, "", "peak slabs", pk)
 			footprint_row(p, "", "rest slabs", rs)
 			footprint_row(p, "", "rest partial", rp)
 			footprint_row(p, "", "slab churn", ch)

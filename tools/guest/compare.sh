@@ -9,7 +9,9 @@
 # so drift cancels), each on a shrunk cache with zeroed counters; on the
 # measurement kernel (tools/patches/measure-parking.patch, which has park
 # mode 3) park=3 too.  The footprint of each run is added to its results
-# file: peak_slabs (most slabs seen, sampled every 0.1 s), rest_slabs and
+# file: shrunk_slabs (slabs after the shrink before the run: the baseline,
+# whatever the previous run left), peak_slabs (most slabs seen, sampled
+# every 0.1 s), rest_slabs and
 # rest_partial (slabs and partial slabs 1 s after the run, past the unpark
 # delay, no shrink) and slab_churn (alloc_slab + free_slab, up to then;
 # empty without CONFIG_SLUB_STATS).  Every
@@ -85,7 +87,9 @@ run_placements() {
 			for m in $modes; do
 				echo "# [$(( $(date +%s) - t0 ))s] placement $p$sfx, round $r/$runs, park=$m"
 				[ "$m" = base ] || echo "$m" >"$SYS/park"
+				# the baseline of the footprint: what a shrink leaves
 				echo 1 >"$SYS/shrink"
+				read -r shrunk _ <"$SYS/slabs"
 				zero_stats
 				[ "$lockstat" = 1 ] && sh "$S/tools/lockstat-report.sh" clear
 				mkdir -p "$S/out/runs/$p$sfx/park$m" "$S/out/lockstat"
@@ -114,6 +118,7 @@ run_placements() {
 				fi
 				{
 					cat "$D/results"
+					echo "shrunk_slabs: $shrunk"
 					echo "peak_slabs: $peak"
 					echo "rest_slabs: $rest"
 					echo "rest_partial: $rest_partial"
