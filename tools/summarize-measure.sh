@@ -70,12 +70,12 @@ awk -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 			sb[k] = sb[k] " " c["partial_scan_bulk_slabs"] / c["partial_scan_bulk"]
 		if (c["partial_scan_one"] > 0)
 			so[k] = so[k] " " c["partial_scan_one_slabs"] / c["partial_scan_one"]
-		nsb[k] = nsb[k] " " c["partial_scan_bulk"]; nso[k] = nso[k] " " c["partial_scan_one"]
+		nsb[k] = nsb[k] " " c["partial_scan_bulk"] + 0; nso[k] = nso[k] " " c["partial_scan_one"] + 0
 		for (t = 1; t <= nt; t++) {
-			lk[k, t] = lk[k, t] " " c["free_lock_" trans[t]]
-			wt[k, t] = wt[k, t] " " c["free_wait_" trans[t]]
+			lk[k, t] = lk[k, t] " " c["free_lock_" trans[t]] + 0
+			wt[k, t] = wt[k, t] " " c["free_wait_" trans[t]] + 0
 		}
-		left[k] = left[k] " " c["free_empty_left"]; trim[k] = trim[k] " " c["trim_empty"]
+		left[k] = left[k] " " c["free_empty_left"] + 0; trim[k] = trim[k] " " c["trim_empty"] + 0
 	}
 	BEGIN {
 		nb = split("1 2_3 4_7 8_15 16 all", bucket, " ")

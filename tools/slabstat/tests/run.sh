@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host-side tests of slabstat, tools/lockstat-report.sh and
-# tools/perf-lock.sh on fixture trees (no root, no kernel needed; the
+# Host-side tests of slabstat, tools/lockstat-report.sh, tools/perf-lock.sh
+# and the report scripts on fixture trees (no root, no kernel needed; the
 # permission check runs as "nobody" when setpriv is there).
 # KTAP output; exit 1 if any check fails.
 #
@@ -620,16 +620,87 @@ OUT=$(PERF=$T/nonexistent/perf "$PL" -t 1 2>"$T/stderr") || RC=$?
 ERR=$(cat "$T/stderr")
 check_rc_msg "perf-lock: missing perf names the Debian package" 1 "not found.*linux-perf"
 
+# ---------------------------------------------------------------- report scripts
+# tools/summarize-measure.sh and tools/summarize-runs.sh on synthetic runs
+# (the parts of slabstat's delta document and of the module's results
+# file they read)
+mk_run() { # mk_run DIR PLACEMENT MODE ROUND METRIC=DELTA...
+	local d=$1/$2/park$3 r=$4 kv sep=
+	shift 4
+	mkdir -p "$d"
+	{
+		printf '{\n  "caches": {\n    "nfs_page_test": {\n      "metrics": {\n'
+		for kv in "$@"; do
+			printf '%s        "%s": {\n          "type": "counter",\n          "delta": %s,\n' "$sep" "${kv%%=*}" "${kv#*=}"
+			printf '          "cpus": {\n            "0": %s\n          }\n        }' "${kv#*=}"
+			sep=$',\n'
+		done
+		printf '\n      }\n    }\n  }\n}\n'
+	} >"$d/$r.json"
+}
+SM=$TOOLS/summarize-measure.sh
+SR=$TOOLS/summarize-runs.sh
+mk_run "$T/mruns0" cross 0 1 park_slab=0 alloc_slab=5
+OUT=$("$SM" "$T/mruns0")
+check_has "summarize-measure: runs of a kernel without its counters say so" \
+	"== measurement counters: none in these runs (make run MEASURE=1 boots the kernel that has them)" "$OUT"
+M=$T/mruns
+for r in 1 2; do
+	mk_run "$M" cross 0 "$r" partial_scan_bulk=10 partial_scan_bulk_slabs=$((20 + 10 * r)) \
+		partial_scan_one=0 partial_scan_one_slabs=0 free_lock_full_partial=100 free_wait_full_partial=$((8 + 2 * r)) \
+		free_lock_empty_on=50 free_wait_empty_on=5 unpark_slab=0
+	mk_run "$M" cross 1 "$r" partial_scan_bulk=10 partial_scan_bulk_slabs=30 unpark_slab=10 \
+		unpark_free_1=1 unpark_free_2_3=0 unpark_free_4_7=0 unpark_free_8_15=0 unpark_free_16=4 unpark_free_all=5 \
+		free_lock_full_partial=90 free_wait_full_partial=0
+	mk_run "$M" cross 3 "$r" partial_scan_bulk=10 partial_scan_bulk_slabs=30 free_empty_left=$((6 * r)) trim_empty=2
+done
+OUT=$("$SM" "$M")
+check_eq "summarize-measure: unparked slabs by free objects, shares of all runs" \
+	"cross on 20 10.0% 0.0% 0.0% 0.0% 40.0% 50.0%" \
+	"$(awk '/^== free objects/ { f = 1 } f && $1 == "cross" && $2 == "on" { $1 = $1; print; exit }' <<<"$OUT")"
+check_lacks "summarize-measure: no unpark row for a mode that unparked nothing" "^cross +off +0 " "$OUT"
+check_eq "summarize-measure: slabs per walk, median (min-max) over the runs" \
+	"cross off 10 (10-10) 3.50 (3.00-4.00) 0 (0-0) n/a" \
+	"$(awk '/^== refill scan/ { f = 1 } f && $1 == "cross" && $2 == "off" { $1 = $1; print; exit }' <<<"$OUT")"
+check_eq "summarize-measure: acquisitions / waits by transition" \
+	"cross off 100 (100-100) / 11 (10-12) 0 (0-0) / 0 (0-0) 50 (50-50) / 5 (5-5) 0 (0-0) / 0 (0-0)" \
+	"$(awk '/^== list_lock in __slab_free/ { f = 1 } f && $1 == "cross" && $2 == "off" { $1 = $1; print; exit }' <<<"$OUT")"
+check_eq "summarize-measure: park=3 left empty and trimmed" "cross 9 (6-12) 2 (2-2)" \
+	"$(awk '/^== park=3/ { f = 1; next } f && $1 == "cross" { $1 = $1; print; exit }' <<<"$OUT")"
+RC=0
+"$SM" 2>"$T/stderr" >/dev/null || RC=$?
+ERR=$(cat "$T/stderr")
+check_rc_msg "summarize-measure: no argument -> usage, exit 2" 2 "^usage:"
+
+for r in 1 2 3; do
+	for m in 0 1; do
+		mkdir -p "$M/cross/park$m"
+		printf '%s\n' "ops_per_sec: $((1000 * r))" "threads_per_cpu: 1" "allocs: 1000000" \
+			"shrunk_slabs: 4" "peak_slabs: $((7 + r))" "rest_slabs: 5" "rest_partial: 4" \
+			"slab_churn: $((2000 * (m + 1) + r))" >"$M/cross/park$m/$r.results"
+	done
+done
+mkdir -p "$T/mres"
+OUT=$("$SR" "$M" "$T/mres")
+check_eq "summarize-runs: footprint, baseline after the shrink" "cross shrunk slabs 4 (4-4) 4 (4-4)" \
+	"$(awk '/^== footprint/ { f = 1 } f && $1 == "cross" { $1 = $1; print; exit }' <<<"$OUT")"
+check_eq "summarize-runs: footprint, peak median (min-max)" "peak slabs 9 (8-10) 9 (8-10)" \
+	"$(awk '/^ +peak slabs/ { $1 = $1; print; exit }' <<<"$OUT")"
+check_eq "summarize-runs: churn per million objects allocated" "churn/M alloc 2002 (2001-2003) 4002 (4001-4003)" \
+	"$(awk '/^ +churn\/M alloc/ { $1 = $1; print; exit }' <<<"$OUT")"
+check_eq "summarize-runs: summary.csv has a row per run" 7 "$(wc -l <"$T/mres/summary.csv")"
+
 # ---------------------------------------------------------------- shellcheck
 if command -v shellcheck >/dev/null 2>&1; then
 	if SC=$(shellcheck -x "$HERE/run.sh" "$HERE/fixtures.sh" "$PL" 2>&1 &&
+		(cd "$TOOLS/.." && shellcheck -x tools/summarize-measure.sh tools/summarize-runs.sh) 2>&1 &&
 		shellcheck -s sh "$LS" "$HERE/guest-window.sh" 2>&1); then
-		pass "shellcheck: test, perf-lock and lockstat scripts clean"
+		pass "shellcheck: test, perf-lock, lockstat and report scripts clean"
 	else
-		fail "shellcheck: test, perf-lock and lockstat scripts clean" "$SC"
+		fail "shellcheck: test, perf-lock, lockstat and report scripts clean" "$SC"
 	fi
 else
-	skip "shellcheck: test, perf-lock and lockstat scripts clean" "shellcheck not installed"
+	skip "shellcheck: test, perf-lock, lockstat and report scripts clean" "shellcheck not installed"
 fi
 
 # ---------------------------------------------------------------- report
