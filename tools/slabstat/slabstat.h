@@ -126,7 +126,7 @@ const struct metric *snap_metric(const struct cache *c, const char *name);
 const char *mtype_name(enum mtype t);
 int cpu_node_of(const struct snapshot *s, int cpu);
 
-/* ---- deltas and tables (report.c) ---- */
+/* ---- deltas (diff.c) and group comparisons (compare.c) ---- */
 enum outfmt { OUT_TEXT, OUT_CSV, OUT_JSON };
 
 int cmd_diff(const struct snapshot *a, const struct snapshot *b,

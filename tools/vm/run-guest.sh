@@ -177,7 +177,9 @@ qemu+=(-append "$cmdline")
 printf '%q ' "${qemu[@]}" >"$out/qemu.cmd"
 echo >>"$out/qemu.cmd"
 
-sp_stage "booting $nodes-node guest ($((nodes * cpn)) vCPUs, ${KVM:+KVM}${KVM:-TCG}): $(basename "$script") $* (console: $out/console.log)"
+accel=TCG
+[ "${KVM:-0}" != 1 ] || accel=KVM
+sp_stage "booting $nodes-node guest ($((nodes * cpn)) vCPUs, $accel): $(basename "$script") $* (console: $out/console.log)"
 set +e
 timeout --foreground -k 10 "$tmo" "${qemu[@]}" </dev/null 2>&1 |
 	tee "$out/console.log" |
