@@ -18,8 +18,10 @@
 #  16  cache shutdown does not unpark: test_park_destroy and
 #      test_park_leak_destroy fail
 #  32  switching to park mode 0 does not unpark: test_park_mode_off fails
+#  64  the unpark work does not discard the empty slabs that frees left
+#      listed (patch 6): test_park_empty_deferred fails
 #
-# Usage: tools/kunit-mutants.sh [--kernel BUILD_DIR] [--modes 0,1,2,4,8,16,32]
+# Usage: tools/kunit-mutants.sh [--kernel BUILD_DIR] [--modes 0,1,2,4,8,16,32,64]
 # Output: KTAP, one test point per mode.  Exit status 0 when every mode
 # gave exactly the expected failures.
 
@@ -34,7 +36,7 @@ usage() {
 }
 
 kdir=
-modes=0,1,2,4,8,16,32
+modes=0,1,2,4,8,16,32,64
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) [ $# -ge 2 ] || usage; kdir=$2; shift 2 ;;
@@ -45,7 +47,7 @@ done
 IFS=, read -r -a modelist <<<"$modes"
 [ ${#modelist[@]} -gt 0 ] || sp_die "--modes: no mode given"
 for m in "${modelist[@]}"; do
-	case "$m" in 0|1|2|4|8|16|32) ;; *) sp_die "--modes: unknown mode '$m' (0 1 2 4 8 16 32)" ;; esac
+	case "$m" in 0|1|2|4|8|16|32|64) ;; *) sp_die "--modes: unknown mode '$m' (0 1 2 4 8 16 32 64)" ;; esac
 done
 
 [ -n "$kdir" ] || kdir=$(tools/build-kernel.sh --variant break --config debug)

@@ -11,7 +11,7 @@
 #   race-widen       tools/guest/race-widen.sh (widen kernel only)
 #   bootparam        booted with slab_park=7: refused, every cache at 1
 #   kunit            slub_kunit (staged as kunit/slub_kunit.ko): every case
-#                    passes, the 11 slab parking cases and the slow
+#                    passes, the 12 slab parking cases and the slow
 #                    kmalloc_nolock() kprobe case among them; only the perf
 #                    event case may skip (TCG has no hardware PMU)
 #

@@ -170,8 +170,8 @@ ksft_expect() {
 }
 
 KUNIT_RES=/sys/kernel/debug/kunit/slub_test/results
-# the slab parking cases of slub_kunit (patch 5 of the series)
-KUNIT_PARK_CASES=11
+# the slab parking cases of slub_kunit (patches 5 and 6 of the series)
+KUNIT_PARK_CASES=12
 kunit_results() {
 	# Case lines are the indented "ok N name" / "not ok N name" of the
 	# suite's subtest; the unindented line is the suite itself.
