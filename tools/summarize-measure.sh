@@ -9,13 +9,14 @@
 #     of a mode together);
 #   - refill scan length: partial slabs visited per walk of the partial
 #     list in get_partial_node_bulk() (sheaf refills) and
-#     get_from_partial_node(), median (min-max) of the runs;
+#     get_from_partial_node(), and the partial slabs listed when a walk
+#     started (what the RFC's author counted), median (min-max) of the runs;
 #   - the list_lock acquisitions left in __slab_free() by transition
 #     (full -> partial, full -> empty, partial -> empty on the node list,
 #     partial -> empty isolated by a refill) and how many of them waited
 #     (found the lock taken), median (min-max);
-#   - park mode 3 only: partial -> empty frees that left the slab on its
-#     list without the lock, and the empty slabs the unpark work trimmed.
+#   - partial -> empty frees that left the slab listed without the lock
+#     (free_empty_deferred, a counter of the series' patch 6).
 # Prints nothing (and says so) for runs of a kernel without those counters.
 #
 # Usage: tools/summarize-measure.sh RUNS_DIR
@@ -66,16 +67,20 @@ awk -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 		for (i = 3; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
 		for (b = 1; b <= nb; b++) hist[k, b] += c["unpark_free_" bucket[b]]
 		unparked[k] += c["unpark_slab"]
-		if (c["partial_scan_bulk"] > 0)
+		if (c["partial_scan_bulk"] > 0) {
 			sb[k] = sb[k] " " c["partial_scan_bulk_slabs"] / c["partial_scan_bulk"]
-		if (c["partial_scan_one"] > 0)
+			lb[k] = lb[k] " " c["partial_scan_bulk_listed"] / c["partial_scan_bulk"]
+		}
+		if (c["partial_scan_one"] > 0) {
 			so[k] = so[k] " " c["partial_scan_one_slabs"] / c["partial_scan_one"]
+			lo[k] = lo[k] " " c["partial_scan_one_listed"] / c["partial_scan_one"]
+		}
 		nsb[k] = nsb[k] " " c["partial_scan_bulk"] + 0; nso[k] = nso[k] " " c["partial_scan_one"] + 0
 		for (t = 1; t <= nt; t++) {
 			lk[k, t] = lk[k, t] " " c["free_lock_" trans[t]] + 0
 			wt[k, t] = wt[k, t] " " c["free_wait_" trans[t]] + 0
 		}
-		left[k] = left[k] " " c["free_empty_left"] + 0; trim[k] = trim[k] " " c["trim_empty"] + 0
+		left[k] = left[k] " " c["free_empty_deferred"] + 0
 	}
 	BEGIN {
 		nb = split("1 2_3 4_7 8_15 16 all", bucket, " ")
@@ -100,14 +105,17 @@ awk -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 			print ""
 		}
 
-		header("== refill scan length: partial slabs visited per walk of the partial list, median (min-max) of the runs")
-		printf "%-10s %-9s %22s %22s %22s %22s\n", "placement", "park", "walks (bulk)", "slabs/walk (bulk)", "walks (one)", "slabs/walk (one)"
+		header("== refill scan length: walks of the partial list, partial slabs visited per walk and listed when it")
+		print "   started, by get_partial_node_bulk() (bulk: sheaf refills) and get_from_partial_node() (one);"
+		print "   median (min-max) of the runs"
+		printf "%-10s %-9s %20s %18s %18s %20s %18s %18s\n", "placement", "park", "walks (bulk)", "visited/walk", "listed/walk",
+			"walks (one)", "visited/walk", "listed/walk"
 		for (j = 1; j <= np; j++) for (i = 1; i <= nm; i++) {
 			p = pl[j]
 			k = p SUBSEP order[i]
 			if (!(order[i] in present)) continue
-			printf "%-10s %-9s %22s %22s %22s %22s\n", p, names[order[i]], fmt(nsb[k], 0, 0),
-				fmt(sb[k], 0, 2), fmt(nso[k], 0, 0), fmt(so[k], 0, 2)
+			printf "%-10s %-9s %20s %18s %18s %20s %18s %18s\n", p, names[order[i]], fmt(nsb[k], 0, 0),
+				fmt(sb[k], 0, 2), fmt(lb[k], 0, 2), fmt(nso[k], 0, 0), fmt(so[k], 0, 2), fmt(lo[k], 0, 2)
 		}
 
 		header("== list_lock in __slab_free() by transition: acquisitions / of them waited, median (min-max) of the runs")
@@ -123,11 +131,13 @@ awk -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 			print ""
 		}
 
-		if (!("3" in present)) exit
-		header("== park=3 (" names["3"] "): partial -> empty frees that left the slab on its list without the lock, empty slabs the unpark work trimmed; median (min-max)")
-		printf "%-10s %22s %22s\n", "placement", "left empty", "trimmed"
-		for (j = 1; j <= np; j++) {
+		header("== partial -> empty frees that found list_lock taken and left the slab listed (free_empty_deferred,")
+		print "   patch 6), median (min-max) of the runs"
+		printf "%-10s %-9s %22s\n", "placement", "park", "left listed"
+		for (j = 1; j <= np; j++) for (i = 1; i <= nm; i++) {
 			p = pl[j]
-			printf "%-10s %22s %22s\n", p, fmt(left[p SUBSEP "3"], 0, 0), fmt(trim[p SUBSEP "3"], 0, 0)
+			k = p SUBSEP order[i]
+			if (!(order[i] in present)) continue
+			printf "%-10s %-9s %22s\n", p, names[order[i]], fmt(left[k], 0, 0)
 		}
 	}' <<<"$data"
