@@ -344,8 +344,9 @@ static const struct kernel_param_ops ss_param_ops = {
 };
 
 /*
- * SS_PARAM(name, pointer to an int or unsigned int, modinfo type,
- *	    description, initializers of the struct ss_param fields)
+ * One parameter: its name, a pointer to its int or unsigned int, its type
+ * for modinfo, its MODULE_PARM_DESC, then initializers of the other fields
+ * of its struct ss_param.
  */
 #define SS_PARAM(name_, val_, type_, desc_, ...)			\
 	static_assert(__same_type(val_, int *) ||			\
