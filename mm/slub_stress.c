@@ -40,63 +40,12 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#define __param(type, name, init, msg)		\
-	static type name = init;		\
-	module_param(name, type, 0444);		\
-	MODULE_PARM_DESC(name, msg)
-
-static char *cache_name = "nfs_page_test";
-module_param(cache_name, charp, 0444);
-MODULE_PARM_DESC(cache_name,
-		 "Name of the cache created at load and destroyed at rmmod (default: nfs_page_test)");
-
-__param(uint, obj_size, 96,
-	"Object size in bytes, 1..(PAGE_SIZE << 3) (default: 96, struct nfs_page)");
-
-__param(bool, hwcache_align, true,
-	"Create the cache with SLAB_HWCACHE_ALIGN (default: true)");
-
-__param(bool, no_sheaves, false,
-	"Create the cache without sheaves (SLAB_NOLEAKTRACE, as SLAB_NO_SHEAVES is not accepted; kmemleak then does not track its objects) (default: false)");
-
-__param(uint, sheaf_capacity, 0,
-	"Sheaf capacity, 0..4096, 0 = kernel default (default: 0)");
-
-static char *placement = "cross";
-module_param(placement, charp, 0444);
-MODULE_PARM_DESC(placement,
-		 "Thread placement: cross, local or balanced (default: cross)");
-
-__param(int, alloc_node, 0,
-	"Node of the allocators for cross and local (default: 0)");
-
-__param(int, free_node, 1,
-	"Node of the freers for cross, second node for balanced (default: 1)");
-
-__param(uint, threads, 0,
-	"Threads per side per node, 0 = one per CPU of the node, at most 4 per CPU (default: 0)");
-
-__param(uint, inflight, 64,
-	"Objects in flight per ring, 1..65536 (default: 64)");
-
-__param(uint, batch, 1,
-	"Objects per alloc/free call, 1..256 and <= inflight; > 1 uses the bulk API (default: 1)");
-
-__param(uint, duration_ms, 10000,
-	"Run length in ms, 1..3600000 (default: 10000)");
-
-__param(uint, sample_shift, 6,
-	"Sample the latency of 1 in 2^sample_shift calls, 0..20 (default: 6)");
-
-__param(bool, start, false,
-	"Start one run right after load, asynchronously (default: false)");
-
 #define SS_MAX_INFLIGHT		65536U
 #define SS_MAX_BATCH		256U
 #define SS_MAX_DURATION_MS	3600000U
 #define SS_MAX_SAMPLE_SHIFT	20U
 #define SS_MAX_SHEAF_CAPACITY	4096U
-#define SS_MAX_THREADS_PER_CPU	4U
+#define SS_MAX_THREADS_PER_CPU	4
 #define SS_MAX_NAME		64
 #define SS_HIST_BUCKETS		32
 /* cpu_relax() rounds before a thread with nothing to do goes to sleep */
@@ -132,7 +81,10 @@ static const char * const ss_state_names[] = {
 	[SS_ERROR]	= "error",
 };
 
-/* The per-run parameters, settable at load and through debugfs. */
+/*
+ * The run parameters: module parameters and debugfs files (each field is
+ * a struct ss_param below; all are int or unsigned int).
+ */
 struct ss_cfg {
 	unsigned int placement;
 	int alloc_node;
@@ -231,7 +183,18 @@ static struct kmem_cache *ss_cache;
 static struct dentry *ss_dir;
 static DEFINE_MUTEX(ss_mutex);
 static DECLARE_WAIT_QUEUE_HEAD(ss_idle_wq);
-static struct ss_cfg ss_cfg;		/* under ss_mutex */
+/* the run parameters, under ss_mutex; MODULE_PARM_DESC repeats the defaults */
+static struct ss_cfg ss_cfg = {
+	.placement	= SS_CROSS,
+	.alloc_node	= 0,
+	.free_node	= 1,
+	.threads	= 0,
+	.inflight	= 64,
+	.batch		= 1,
+	.duration_ms	= 10000,
+	.sample_shift	= 6,
+};
+
 static struct ss_run *ss_cur;		/* under ss_mutex, NULL when idle */
 static struct ss_result ss_last;	/* under ss_mutex */
 static unsigned int ss_seq;		/* under ss_mutex */
@@ -241,99 +204,254 @@ static void ss_run_work(struct work_struct *work);
 static DECLARE_WORK(ss_work, ss_run_work);
 
 /* ------------------------------------------------------------------------
- * Parameter validation
+ * Parameters
+ *
+ * Every numeric or named parameter is described once, by a struct ss_param,
+ * which is both its module parameter (mode 0444, checked when the module is
+ * loaded) and, for the run parameters, its debugfs file (checked on every
+ * write, refused with -EBUSY during a run).  A value out of range is
+ * refused with -EINVAL and a pr_err that names the parameter and what it
+ * allows.  The run parameters are the fields of ss_cfg, so that
+ * /sys/module/slub_stress/parameters/ and the debugfs files show the same
+ * values.  Combinations (batch <= inflight, two nodes for cross) are
+ * checked when a run starts, by ss_check_cfg().
  */
+
+struct ss_param {
+	const char *name;
+	void *val;			/* an int if @is_int, else unsigned int */
+	bool is_int;
+	unsigned int min;
+	unsigned int max;
+	/* a maximum known only at run time, instead of @max */
+	unsigned int (*max_fn)(void);
+	/* appended to "allowed min..max" in messages */
+	const char *hint;
+	/* a named value: the index of its name in @names[0..max] */
+	const char * const *names;
+};
 
 static unsigned int ss_node_cpus(int nid)
 {
 	return cpumask_weight_and(cpumask_of_node(nid), cpu_online_mask);
 }
 
-static int ss_check_node(const char *name, int nid)
+static unsigned int ss_node_max(void)
 {
-	if (nid < 0 || nid >= nr_node_ids) {
-		pr_err("%s: %d out of range, allowed 0..%d\n", name, nid,
-		       nr_node_ids - 1);
-		return -EINVAL;
-	}
-	return 0;
+	return nr_node_ids - 1;
 }
 
 /* threads for the largest node; ss_check_run_node() checks the run's */
-static int ss_check_threads(unsigned int val)
+static unsigned int ss_threads_max(void)
 {
 	unsigned int max = 0;
 	int nid;
 
 	for_each_online_node(nid)
 		max = max(max, SS_MAX_THREADS_PER_CPU * ss_node_cpus(nid));
-	if (val > max) {
-		pr_err("threads: %u out of range, allowed 0..%u (0 = one per CPU of the node, at most %u per CPU)\n",
-		       val, max, SS_MAX_THREADS_PER_CPU);
-		return -EINVAL;
+	return max;
+}
+
+static void ss_param_err_name(const struct ss_param *p, const char *str,
+			      unsigned int max)
+{
+	char allowed[64];
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i <= max; i++)
+		len += scnprintf(allowed + len, sizeof(allowed) - len, "%s%s",
+				 i ? ", " : "", p->names[i]);
+	pr_err("%s: '%s' unknown, allowed %s\n", p->name, str, allowed);
+}
+
+/*
+ * Check @str as a value of @p and store it; called with ss_mutex held.
+ * Returns 0, -EINVAL, or for a string that is not a number the error of
+ * kstrtouint()/kstrtoint() (-EINVAL or -ERANGE, as for the kernel's own
+ * uint and int module parameters).
+ */
+static int ss_param_store(const struct ss_param *p, const char *str)
+{
+	unsigned int max = p->max_fn ? p->max_fn() : p->max;
+	unsigned int val;
+	int ret;
+
+	if (p->names) {
+		ret = __sysfs_match_string(p->names, max + 1, str);
+		if (ret < 0) {
+			ss_param_err_name(p, str, max);
+			return -EINVAL;
+		}
+		val = ret;
+	} else {
+		if (p->is_int)
+			ret = kstrtoint(str, 0, (int *)&val);
+		else
+			ret = kstrtouint(str, 0, &val);
+		if (ret) {
+			pr_err("%s: '%s' is not a number, allowed %u..%u%s\n",
+			       p->name, str, p->min, max, p->hint ?: "");
+			return ret;
+		}
+		/* a negative int is above any max as an unsigned int */
+		if (val < p->min || val > max) {
+			pr_err("%s: %s out of range, allowed %u..%u%s\n",
+			       p->name, str, p->min, max, p->hint ?: "");
+			return -EINVAL;
+		}
 	}
+	*(unsigned int *)p->val = val;
 	return 0;
 }
 
-static int ss_check_inflight(unsigned int val)
+/* The value of @p and a newline; called with ss_mutex held. */
+static int ss_param_show(const struct ss_param *p, char *buf, size_t size)
 {
-	if (!val || val > SS_MAX_INFLIGHT) {
-		pr_err("inflight: %u out of range, allowed 1..%u\n", val,
-		       SS_MAX_INFLIGHT);
-		return -EINVAL;
-	}
-	return 0;
+	unsigned int val = *(unsigned int *)p->val;
+
+	if (p->names)
+		return scnprintf(buf, size, "%s\n", p->names[val]);
+	if (p->is_int)
+		return scnprintf(buf, size, "%d\n", (int)val);
+	return scnprintf(buf, size, "%u\n", val);
 }
 
-static int ss_check_batch(unsigned int val)
+/* Module parameter: set at load (the mode is 0444), read in sysfs. */
+static int ss_param_set(const char *str, const struct kernel_param *kp)
 {
-	if (!val || val > SS_MAX_BATCH) {
-		pr_err("batch: %u out of range, allowed 1..%u and <= inflight\n",
-		       val, SS_MAX_BATCH);
-		return -EINVAL;
-	}
-	return 0;
-}
+	int ret;
 
-static int ss_check_duration(unsigned int val)
-{
-	if (!val || val > SS_MAX_DURATION_MS) {
-		pr_err("duration_ms: %u out of range, allowed 1..%u\n", val,
-		       SS_MAX_DURATION_MS);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int ss_check_sample_shift(unsigned int val)
-{
-	if (val > SS_MAX_SAMPLE_SHIFT) {
-		pr_err("sample_shift: %u out of range, allowed 0..%u\n", val,
-		       SS_MAX_SAMPLE_SHIFT);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int ss_parse_placement(const char *str)
-{
-	int ret = sysfs_match_string(ss_placement_names, str);
-
-	if (ret < 0) {
-		pr_err("placement: '%s' unknown, allowed cross, local, balanced\n",
-		       str);
-		return -EINVAL;
-	}
+	mutex_lock(&ss_mutex);
+	ret = ss_param_store(kp->arg, str);
+	mutex_unlock(&ss_mutex);
 	return ret;
 }
 
-/* A node the threads of a run can be placed on. */
+static int ss_param_get(char *buf, const struct kernel_param *kp)
+{
+	int len;
+
+	mutex_lock(&ss_mutex);
+	len = ss_param_show(kp->arg, buf, PAGE_SIZE);
+	mutex_unlock(&ss_mutex);
+	return len;
+}
+
+static const struct kernel_param_ops ss_param_ops = {
+	.set	= ss_param_set,
+	.get	= ss_param_get,
+};
+
+/*
+ * One parameter: its name, a pointer to its int or unsigned int, its type
+ * for modinfo, its MODULE_PARM_DESC, then initializers of the other fields
+ * of its struct ss_param.
+ */
+#define SS_PARAM(name_, val_, type_, desc_, ...)			\
+	static_assert(__same_type(val_, int *) ||			\
+		      __same_type(val_, unsigned int *));		\
+	static struct ss_param ss_param_##name_ = {			\
+		.name	= #name_,					\
+		.val	= val_,						\
+		.is_int	= __same_type(val_, int *),			\
+		__VA_ARGS__						\
+	};								\
+	module_param_cb(name_, &ss_param_ops, &ss_param_##name_, 0444);	\
+	__MODULE_PARM_TYPE(name_, #type_);				\
+	MODULE_PARM_DESC(name_, desc_)
+
+#define __param(type, name, init, msg)		\
+	static type name = init;		\
+	module_param(name, type, 0444);		\
+	MODULE_PARM_DESC(name, msg)
+
+/* Cache parameters, fixed from load to rmmod */
+
+static char *cache_name = "nfs_page_test";
+module_param(cache_name, charp, 0444);
+MODULE_PARM_DESC(cache_name,
+		 "Name of the cache created at load and destroyed at rmmod (default: nfs_page_test)");
+
+static unsigned int obj_size = 96;
+SS_PARAM(obj_size, &obj_size, uint,
+	 "Object size in bytes, 1..(PAGE_SIZE << 3) (default: 96, struct nfs_page)",
+	 .min = 1, .max = PAGE_SIZE << 3);
+
+__param(bool, hwcache_align, true,
+	"Create the cache with SLAB_HWCACHE_ALIGN (default: true)");
+
+__param(bool, no_sheaves, false,
+	"Create the cache without sheaves (SLAB_NOLEAKTRACE, as SLAB_NO_SHEAVES is not accepted; kmemleak then does not track its objects) (default: false)");
+
+static unsigned int sheaf_capacity;
+SS_PARAM(sheaf_capacity, &sheaf_capacity, uint,
+	 "Sheaf capacity, 0..4096, 0 = kernel default (default: 0)",
+	 .max = SS_MAX_SHEAF_CAPACITY);
+
+/* Run parameters: the initial values of the debugfs files */
+
+SS_PARAM(placement, &ss_cfg.placement, charp,
+	 "Thread placement: cross, local or balanced (default: cross)",
+	 .names = ss_placement_names,
+	 .max = ARRAY_SIZE(ss_placement_names) - 1);
+
+SS_PARAM(alloc_node, &ss_cfg.alloc_node, int,
+	 "Node of the allocators for cross and local (default: 0)",
+	 .max_fn = ss_node_max);
+
+SS_PARAM(free_node, &ss_cfg.free_node, int,
+	 "Node of the freers for cross, second node for balanced (default: 1)",
+	 .max_fn = ss_node_max);
+
+SS_PARAM(threads, &ss_cfg.threads, uint,
+	 "Threads per side per node, 0 = one per CPU of the node, at most 4 per CPU (default: 0)",
+	 .max_fn = ss_threads_max,
+	 .hint = " (0 = one per CPU of the node, at most "
+		 __stringify(SS_MAX_THREADS_PER_CPU) " per CPU)");
+
+SS_PARAM(inflight, &ss_cfg.inflight, uint,
+	 "Objects in flight per ring, 1..65536 (default: 64)",
+	 .min = 1, .max = SS_MAX_INFLIGHT);
+
+SS_PARAM(batch, &ss_cfg.batch, uint,
+	 "Objects per alloc/free call, 1..256 and <= inflight; > 1 uses the bulk API (default: 1)",
+	 .min = 1, .max = SS_MAX_BATCH, .hint = " and <= inflight");
+
+SS_PARAM(duration_ms, &ss_cfg.duration_ms, uint,
+	 "Run length in ms, 1..3600000 (default: 10000)",
+	 .min = 1, .max = SS_MAX_DURATION_MS);
+
+SS_PARAM(sample_shift, &ss_cfg.sample_shift, uint,
+	 "Sample the latency of 1 in 2^sample_shift calls, 0..20 (default: 6)",
+	 .max = SS_MAX_SAMPLE_SHIFT);
+
+__param(bool, start, false,
+	"Start one run right after load, asynchronously (default: false)");
+
+/* The debugfs files of the run parameters, one for each field of ss_cfg. */
+static struct ss_param *const ss_run_params[] = {
+	&ss_param_placement,
+	&ss_param_alloc_node,
+	&ss_param_free_node,
+	&ss_param_threads,
+	&ss_param_inflight,
+	&ss_param_batch,
+	&ss_param_duration_ms,
+	&ss_param_sample_shift,
+};
+
+static_assert(ARRAY_SIZE(ss_run_params) * sizeof(int) == sizeof(struct ss_cfg));
+
+/* ------------------------------------------------------------------------
+ * Run configuration
+ */
+
+/* A node the threads of a run can be placed on (its range is checked). */
 static int ss_check_run_node(const char *name, int nid, unsigned int nthreads)
 {
 	unsigned int ncpus;
 
-	if (ss_check_node(name, nid))
-		return -EINVAL;
 	if (!node_online(nid)) {
 		pr_err("%s: node %d is offline, allowed: an online node\n",
 		       name, nid);
@@ -354,15 +472,14 @@ static int ss_check_run_node(const char *name, int nid, unsigned int nthreads)
 	return 0;
 }
 
-/* Full check of a run configuration, at load and at every start. */
+/*
+ * The combinations of run parameters, at load and at every start (each
+ * parameter's own range is checked when it is set).
+ */
 static int ss_check_cfg(const struct ss_cfg *cfg)
 {
 	const char *pl = ss_placement_names[cfg->placement];
 
-	if (ss_check_inflight(cfg->inflight) || ss_check_batch(cfg->batch) ||
-	    ss_check_duration(cfg->duration_ms) ||
-	    ss_check_sample_shift(cfg->sample_shift))
-		return -EINVAL;
 	if (cfg->batch > cfg->inflight) {
 		pr_err("batch: %u larger than inflight %u, allowed 1..%u and <= inflight\n",
 		       cfg->batch, cfg->inflight, SS_MAX_BATCH);
@@ -1193,165 +1310,22 @@ static void ss_stop_locked(void)
  * debugfs
  */
 
-enum ss_file {
-	SS_F_PLACEMENT,
-	SS_F_ALLOC_NODE,
-	SS_F_FREE_NODE,
-	SS_F_THREADS,
-	SS_F_INFLIGHT,
-	SS_F_BATCH,
-	SS_F_DURATION,
-	SS_F_SAMPLE_SHIFT,
-	SS_F_RUN,
-	SS_F_STOP,
-	SS_F_NR,
-};
-
-static const char * const ss_file_names[] = {
-	[SS_F_PLACEMENT]	= "placement",
-	[SS_F_ALLOC_NODE]	= "alloc_node",
-	[SS_F_FREE_NODE]	= "free_node",
-	[SS_F_THREADS]		= "threads",
-	[SS_F_INFLIGHT]		= "inflight",
-	[SS_F_BATCH]		= "batch",
-	[SS_F_DURATION]		= "duration_ms",
-	[SS_F_SAMPLE_SHIFT]	= "sample_shift",
-	[SS_F_RUN]		= "run",
-	[SS_F_STOP]		= "stop",
-};
-
-static unsigned long ss_file_ids[SS_F_NR];
-
 static ssize_t ss_param_read(struct file *file, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
-	unsigned long id = *(unsigned long *)file->private_data;
 	char buf[32];
 	int len;
 
 	mutex_lock(&ss_mutex);
-	switch (id) {
-	case SS_F_PLACEMENT:
-		len = scnprintf(buf, sizeof(buf), "%s\n",
-				ss_placement_names[ss_cfg.placement]);
-		break;
-	case SS_F_ALLOC_NODE:
-		len = scnprintf(buf, sizeof(buf), "%d\n", ss_cfg.alloc_node);
-		break;
-	case SS_F_FREE_NODE:
-		len = scnprintf(buf, sizeof(buf), "%d\n", ss_cfg.free_node);
-		break;
-	case SS_F_THREADS:
-		len = scnprintf(buf, sizeof(buf), "%u\n", ss_cfg.threads);
-		break;
-	case SS_F_INFLIGHT:
-		len = scnprintf(buf, sizeof(buf), "%u\n", ss_cfg.inflight);
-		break;
-	case SS_F_BATCH:
-		len = scnprintf(buf, sizeof(buf), "%u\n", ss_cfg.batch);
-		break;
-	case SS_F_DURATION:
-		len = scnprintf(buf, sizeof(buf), "%u\n", ss_cfg.duration_ms);
-		break;
-	case SS_F_SAMPLE_SHIFT:
-		len = scnprintf(buf, sizeof(buf), "%u\n", ss_cfg.sample_shift);
-		break;
-	default:
-		len = 0;
-		break;
-	}
+	len = ss_param_show(file->private_data, buf, sizeof(buf));
 	mutex_unlock(&ss_mutex);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
-}
-
-/* Validate and store one parameter; called with ss_mutex held. */
-static int ss_param_set(unsigned long id, const char *str)
-{
-	unsigned int uval;
-	int ival, ret;
-
-	switch (id) {
-	case SS_F_PLACEMENT:
-		ret = ss_parse_placement(str);
-		if (ret < 0)
-			return ret;
-		ss_cfg.placement = ret;
-		return 0;
-	case SS_F_ALLOC_NODE:
-	case SS_F_FREE_NODE:
-		if (kstrtoint(str, 0, &ival)) {
-			pr_err("%s: '%s' is not a number, allowed 0..%d\n",
-			       ss_file_names[id], str, nr_node_ids - 1);
-			return -EINVAL;
-		}
-		if (ss_check_node(ss_file_names[id], ival))
-			return -EINVAL;
-		if (id == SS_F_ALLOC_NODE)
-			ss_cfg.alloc_node = ival;
-		else
-			ss_cfg.free_node = ival;
-		return 0;
-	default:
-		break;
-	}
-
-	if (kstrtouint(str, 0, &uval)) {
-		pr_err("%s: '%s' is not a number\n", ss_file_names[id], str);
-		return -EINVAL;
-	}
-	switch (id) {
-	case SS_F_THREADS:
-		ret = ss_check_threads(uval);
-		if (!ret)
-			ss_cfg.threads = uval;
-		break;
-	case SS_F_INFLIGHT:
-		ret = ss_check_inflight(uval);
-		if (!ret)
-			ss_cfg.inflight = uval;
-		break;
-	case SS_F_BATCH:
-		ret = ss_check_batch(uval);
-		if (!ret)
-			ss_cfg.batch = uval;
-		break;
-	case SS_F_DURATION:
-		ret = ss_check_duration(uval);
-		if (!ret)
-			ss_cfg.duration_ms = uval;
-		break;
-	case SS_F_SAMPLE_SHIFT:
-		ret = ss_check_sample_shift(uval);
-		if (!ret)
-			ss_cfg.sample_shift = uval;
-		break;
-	case SS_F_RUN:
-		if (uval != 1) {
-			pr_err("run: write 1 to start a run\n");
-			return -EINVAL;
-		}
-		ret = ss_start_locked();
-		break;
-	case SS_F_STOP:
-		if (uval != 1) {
-			pr_err("stop: write 1 to stop the run\n");
-			return -EINVAL;
-		}
-		ss_stop_locked();
-		ret = 0;
-		break;
-	default:
-		ret = -EINVAL;
-		break;
-	}
-	return ret;
 }
 
 static ssize_t ss_param_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	unsigned long id = *(unsigned long *)file->private_data;
-	char buf[32];
+	char buf[32], *str;
 	int ret;
 
 	if (*ppos || count >= sizeof(buf))
@@ -1359,13 +1333,15 @@ static ssize_t ss_param_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
-	strim(buf);
+	str = strim(buf);
 
 	mutex_lock(&ss_mutex);
-	if (ss_cur && id != SS_F_STOP)
+	if (ss_cur)
 		ret = -EBUSY;
+	else if (ss_param_store(file->private_data, str))
+		ret = -EINVAL;	/* -ERANGE from kstrtouint() included */
 	else
-		ret = ss_param_set(id, buf);
+		ret = 0;
 	mutex_unlock(&ss_mutex);
 	if (ret)
 		return ret;
@@ -1380,6 +1356,34 @@ static const struct file_operations ss_param_fops = {
 	.write		= ss_param_write,
 	.llseek		= default_llseek,
 };
+
+static int ss_run_set(void *data, u64 val)
+{
+	int ret;
+
+	if (val != 1) {
+		pr_err("run: write 1 to start a run\n");
+		return -EINVAL;
+	}
+	mutex_lock(&ss_mutex);
+	ret = ss_start_locked();
+	mutex_unlock(&ss_mutex);
+	return ret;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(ss_run_fops, NULL, ss_run_set, "%llu\n");
+
+static int ss_stop_set(void *data, u64 val)
+{
+	if (val != 1) {
+		pr_err("stop: write 1 to stop the run\n");
+		return -EINVAL;
+	}
+	mutex_lock(&ss_mutex);
+	ss_stop_locked();
+	mutex_unlock(&ss_mutex);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(ss_stop_fops, NULL, ss_stop_set, "%llu\n");
 
 static int status_show(struct seq_file *m, void *v)
 {
@@ -1437,18 +1441,14 @@ static const struct file_operations ss_wait_fops = {
 
 static void ss_debugfs_init(void)
 {
-	unsigned long i;
+	unsigned int i;
 
 	ss_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	for (i = 0; i < SS_F_NR; i++) {
-		umode_t mode = 0600;
-
-		if (i == SS_F_RUN || i == SS_F_STOP)
-			mode = 0200;
-		ss_file_ids[i] = i;
-		debugfs_create_file(ss_file_names[i], mode, ss_dir,
-				    &ss_file_ids[i], &ss_param_fops);
-	}
+	for (i = 0; i < ARRAY_SIZE(ss_run_params); i++)
+		debugfs_create_file(ss_run_params[i]->name, 0600, ss_dir,
+				    ss_run_params[i], &ss_param_fops);
+	debugfs_create_file_unsafe("run", 0200, ss_dir, NULL, &ss_run_fops);
+	debugfs_create_file_unsafe("stop", 0200, ss_dir, NULL, &ss_stop_fops);
 	debugfs_create_file("wait", 0400, ss_dir, NULL, &ss_wait_fops);
 	debugfs_create_file("status", 0400, ss_dir, NULL, &status_fops);
 	debugfs_create_file("results", 0400, ss_dir, NULL, &results_fops);
@@ -1458,10 +1458,9 @@ static void ss_debugfs_init(void)
  * Module load and unload
  */
 
+/* What the parameters' own checks (struct ss_param) do not cover. */
 static int __init ss_check_load_params(void)
 {
-	int ret;
-
 	if (!cache_name || !*cache_name ||
 	    strnlen(cache_name, SS_MAX_NAME + 1) > SS_MAX_NAME ||
 	    strchr(cache_name, '/')) {
@@ -1469,33 +1468,11 @@ static int __init ss_check_load_params(void)
 		       cache_name ?: "", SS_MAX_NAME);
 		return -EINVAL;
 	}
-	if (!obj_size || obj_size > (PAGE_SIZE << 3)) {
-		pr_err("obj_size: %u out of range, allowed 1..%lu\n", obj_size,
-		       PAGE_SIZE << 3);
-		return -EINVAL;
-	}
-	if (sheaf_capacity > SS_MAX_SHEAF_CAPACITY) {
-		pr_err("sheaf_capacity: %u out of range, allowed 0..%u\n",
-		       sheaf_capacity, SS_MAX_SHEAF_CAPACITY);
-		return -EINVAL;
-	}
 	if (sheaf_capacity && no_sheaves) {
 		pr_err("sheaf_capacity: %u with no_sheaves=1, allowed 0 with no_sheaves\n",
 		       sheaf_capacity);
 		return -EINVAL;
 	}
-	ret = ss_parse_placement(placement ?: "");
-	if (ret < 0)
-		return ret;
-
-	ss_cfg.placement = ret;
-	ss_cfg.alloc_node = alloc_node;
-	ss_cfg.free_node = free_node;
-	ss_cfg.threads = threads;
-	ss_cfg.inflight = inflight;
-	ss_cfg.batch = batch;
-	ss_cfg.duration_ms = duration_ms;
-	ss_cfg.sample_shift = sample_shift;
 	return ss_check_cfg(&ss_cfg);
 }
 

@@ -10,10 +10,11 @@
 #      (the equivalent of 'rst2html --strict'; Debian python3-docutils);
 #      the Sphinx-only :doc:/:ref: roles and the kernel-doc directive are
 #      registered as no-ops, everything else must be plain docutils
-#   2. every module parameter of mm/slub_stress.c (__param(type, name, ...)
-#      or module_param*(name, ...)) has an entry of its own in the "Module
-#      parameters" section of Documentation/dev-tools/slub-stress.rst: a
-#      line that starts with ``name`` (a definition list term)
+#   2. every module parameter of mm/slub_stress.c (__param(type, name, ...),
+#      SS_PARAM(name, ...) or module_param*(name, ...)) has an entry of its
+#      own in the "Module parameters" section of
+#      Documentation/dev-tools/slub-stress.rst: a line that starts with
+#      ``name`` (a definition list term)
 #   3. every sysfs attribute the series adds (+STAT_ATTR(ITEM, name),
 #      +SLAB_ATTR*(name) and "+... struct slab_attribute name_attr = ..."
 #      lines in patches/*.patch) has a "+What: /sys/kernel/slab/<cache>/name"
@@ -155,8 +156,8 @@ fi
 # are dropped, the rest is joined so a call may span lines.
 module_params() {
 	sed -e '/^[[:space:]]*#[[:space:]]*define/d' -e '/\\$/d' "$MODULE_SRC" | tr '\n' ' ' |
-		grep -oE '(\b__param\([[:space:]]*[A-Za-z_][A-Za-z0-9_]*[[:space:]]*,[[:space:]]*[A-Za-z_][A-Za-z0-9_]*|\bmodule_param(_named|_cb|_array|_string|_unsafe)?\([[:space:]]*[A-Za-z_][A-Za-z0-9_]*)' |
-		sed -E -e 's/^__param\([^,]*,[[:space:]]*//' -e 's/^module_param[a-z_]*\([[:space:]]*//' |
+		grep -oE '(\b__param\([[:space:]]*[A-Za-z_][A-Za-z0-9_]*[[:space:]]*,[[:space:]]*[A-Za-z_][A-Za-z0-9_]*|\b(SS_PARAM|module_param(_named|_cb|_array|_string|_unsafe)?)\([[:space:]]*[A-Za-z_][A-Za-z0-9_]*)' |
+		sed -E -e 's/^__param\([^,]*,[[:space:]]*//' -e 's/^(SS_PARAM|module_param[a-z_]*)\([[:space:]]*//' |
 		sort -u
 }
 
@@ -165,7 +166,7 @@ if [ ! -f "$MODULE_SRC" ]; then
 else
 	mapfile -t params < <(module_params)
 	if [ ${#params[@]} -eq 0 ]; then
-		fail "$MODULE_SRC: no __param()/module_param() found (has the parameter macro changed?)"
+		fail "$MODULE_SRC: no __param()/SS_PARAM()/module_param() found (has the parameter macro changed?)"
 	elif [ ! -f "$STRESS_DOC" ]; then
 		fail "$STRESS_DOC is missing: module parameters ${params[*]} are undocumented"
 	else

@@ -6,7 +6,8 @@
 # Assemble a run_kselftest.sh layout in DEST with the slub_park collection:
 #   DEST/run_kselftest.sh
 #   DEST/kselftest/{runner.sh,ktap_helpers.sh,prefix.pl,module.sh}
-#   DEST/slub_park/{ksft_slub_park.sh,slub_park.sh,slub_park_sysfs,config,settings}
+#   DEST/slub_park/{ksft_slub_park.sh,slub_park.sh,slub_park_sysfs,splat.ere,
+#                   param_fuzz.txt,config,settings}
 #   DEST/slub_park/slub_stress.ko          (when SLUB_STRESS_KO is given)
 #   DEST/kselftest-list.txt                (slub_park entries appended once)
 # Then: DEST/run_kselftest.sh -c slub_park

@@ -209,6 +209,36 @@ splat_since_canary() {
 }
 
 # --------------------------------------------------------------------------
+# Parameter fuzz cases: param_fuzz.txt next to this script, shared with the
+# debug gate (tools/guest/debug-gate.sh); its header gives the format.
+
+FUZZ_CASES=$SCRIPT_DIR/param_fuzz.txt
+
+# The values of the words the file uses (see its header).
+fuzz_words() {
+	fz_p=0
+	if [ -r /sys/devices/system/node/possible ]; then
+		read -r fz_p < /sys/devices/system/node/possible
+	fi
+	FZ_NODE_IDS=$((${fz_p##*[-,]} + 1))
+	fz_c=/sys/devices/system/node/node0/cpulist
+	[ -r "$fz_c" ] || fz_c=/sys/devices/system/cpu/online
+	FZ_THREADS=$((4 * $(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' "$fz_c")))
+	FZ_ALL_THREADS1=$((4 * $(grep -c '^processor' /proc/cpuinfo) + 1))
+}
+
+# fuzz_cases KIND: this test's (ksft) lines of KIND, as "EXPECT NAME ARGS".
+fuzz_cases() {
+	sed -e 's/#.*//' \
+	    -e "s/@NR_NODE_IDS@/$FZ_NODE_IDS/g" \
+	    -e "s/@LAST_NODE@/$((FZ_NODE_IDS - 1))/g" \
+	    -e "s/@THREADS@/$FZ_THREADS/g" \
+	    -e "s/@THREADS+1@/$((FZ_THREADS + 1))/g" \
+	    -e "s/@ALL_THREADS+1@/$FZ_ALL_THREADS1/g" "$FUZZ_CASES" |
+		awk -v kind="$1" '$1 == "ksft" && $2 == kind { $1 = ""; $2 = ""; print }'
+}
+
+# --------------------------------------------------------------------------
 # Module handling.
 
 find_module() {
@@ -479,24 +509,45 @@ restore_park() {
 	return 0
 }
 
-# Bad parameters at load: insmod fails and a pr_err names the parameter.
+# The load cases of param_fuzz.txt: a refused insmod leaves nothing loaded,
+# fails with EINVAL where the case says so, and a pr_err names the
+# parameter; an accepted one (ok) loads, then unloads.
 t_bad_params_load() {
 	if mod_loaded; then
 		diag "module already loaded"
 		return 1
 	fi
+	if [ -z "$(fuzz_cases load)" ]; then
+		diag "no load cases in $FUZZ_CASES"
+		return 1
+	fi
 	ok=0
-	huge=4194304	# > PAGE_SIZE << 3 on any page size up to 256K
-	# With one node, cross is refused for the placement itself.
-	same_node_names="alloc_node|free_node"
-	[ "$NR_NODES" -ge 2 ] || same_node_names="placement"
-	while read -r names params; do
-		[ -n "$names" ] || continue
+	while read -r expect names params; do
+		[ -n "$expect" ] || continue
+		case " $params " in
+		*" placement="*)
+			# With one node, cross and balanced are refused for the
+			# placement itself.
+			case "$NR_NODES:$params" in
+			1:*placement=cross*|1:*placement=balanced*)
+				names="$names|placement" ;;
+			esac ;;
+		*)
+			# the default placement (cross) needs two nodes
+			[ "$NR_NODES" -ge 2 ] || params="placement=local $params" ;;
+		esac
 		canary || return 1
 		# shellcheck disable=SC2086
-		if insmod "$KO" $params < /dev/null > /dev/null 2>&1; then
-			diag "insmod $params: accepted, expected -EINVAL"
+		if ld_err=$(insmod "$KO" $params < /dev/null 2>&1); then
 			rmmod "$MOD" 2>/dev/null
+			if [ "$expect" != ok ]; then
+				diag "insmod $params: accepted, expected a refusal ($expect)"
+				ok=1
+			fi
+			continue
+		fi
+		if [ "$expect" = ok ]; then
+			diag "insmod $params: '$ld_err', expected it to load"
 			ok=1
 			continue
 		fi
@@ -505,6 +556,13 @@ t_bad_params_load() {
 			ok=1
 			continue
 		fi
+		# busybox prints strerror(); kmod's insmod "Invalid parameters"
+		case "$expect:$ld_err" in
+		einval:*"nvalid argument"*|einval:*"nvalid parameters"*|fail:*) ;;
+		*)
+			diag "insmod $params: '$ld_err', expected Invalid argument"
+			ok=1 ;;
+		esac
 		msgs=$(since_canary | grep "$MOD")
 		found=0
 		for n in $(echo "$names" | tr '|' ' '); do
@@ -520,18 +578,7 @@ t_bad_params_load() {
 			ok=1
 		fi
 	done <<EOF
-placement placement=bogus
-inflight placement=local inflight=0
-inflight placement=local inflight=65537
-batch placement=local batch=0
-batch placement=local batch=257
-duration_ms placement=local duration_ms=0
-duration_ms placement=local duration_ms=3600001
-obj_size placement=local obj_size=0
-obj_size placement=local obj_size=$huge
-$same_node_names placement=cross alloc_node=0 free_node=0
-alloc_node placement=local alloc_node=99
-sample_shift placement=local sample_shift=21
+$(fuzz_cases load)
 EOF
 	return "$ok"
 }
@@ -679,53 +726,92 @@ t_free_path_stats() {
 	return "$ok"
 }
 
-# Bad debugfs writes get -EINVAL and change nothing; writes while a run is
-# active get -EBUSY; stop ends a run with state 'stopped'.
+# fuzz_combo WHAT FILE VALUE...: writing the values in turn, or then
+# starting a run, is refused with EINVAL; the files get their values back.
+fuzz_combo() {
+	fc_what=$1
+	shift
+	fc_ok=0
+	fc_refused=0
+	fc_old=
+	while [ $# -ge 2 ]; do
+		fc_old="$fc_old $1 $(cat "$DBG/$1")"
+		if ! write_file "$DBG/$1" "$2"; then
+			case "$WERR" in
+			*"Invalid argument"*) ;;
+			*) diag "$fc_what: writing '$2' to $1: '$WERR'"; fc_ok=1 ;;
+			esac
+			fc_refused=1
+			break
+		fi
+		shift 2
+	done
+	if [ "$fc_refused" -eq 0 ]; then
+		if write_file "$DBG/run" 1; then
+			diag "$fc_what: a run started, expected Invalid argument"
+			fc_ok=1
+			write_file "$DBG/stop" 1
+			cat "$DBG/wait" > /dev/null
+		else
+			case "$WERR" in
+			*"Invalid argument"*) ;;
+			*) diag "$fc_what: run: '$WERR', expected Invalid argument"; fc_ok=1 ;;
+			esac
+		fi
+	fi
+	# shellcheck disable=SC2086
+	set -- $fc_old
+	while [ $# -ge 2 ]; do
+		write_file "$DBG/$1" "$2" || { diag "$fc_what: cannot put back $1 $2: $WERR"; fc_ok=1; }
+		shift 2
+	done
+	return "$fc_ok"
+}
+
+# The write, combo and busy cases of param_fuzz.txt: refused writes get
+# -EINVAL and change nothing, inconsistent combinations cannot start a run,
+# writes while a run is active get -EBUSY; stop ends a run with state
+# 'stopped'.
 t_debugfs_params() {
 	need_loaded || return
+	if [ -z "$(fuzz_cases write)" ] || [ -z "$(fuzz_cases busy)" ]; then
+		diag "no write or busy cases in $FUZZ_CASES"
+		return 1
+	fi
 	ok=0
-	while read -r file val; do
-		[ -n "$file" ] || continue
-		before=$(cat "$DBG/$file")
-		expect_write_err "$DBG/$file" "$val" "Invalid argument" || ok=1
-		after=$(cat "$DBG/$file")
+	while read -r expect file val; do
+		[ -n "$expect" ] || continue
+		# run and stop are write-only
+		before=$(cat "$DBG/$file" 2>/dev/null)
+		if write_file "$DBG/$file" "$val"; then
+			if [ "$expect" != ok ]; then
+				diag "writing '$val' to $file succeeded, expected $expect"
+				ok=1
+			elif [ "$(cat "$DBG/$file")" != "$val" ]; then
+				diag "$file reads '$(cat "$DBG/$file")' after writing '$val'"
+				ok=1
+			fi
+			continue
+		fi
+		case "$expect:$WERR" in
+		einval:*"Invalid argument"*|fail:*) ;;
+		*) diag "writing '$val' to $file: got '$WERR', expected $expect"; ok=1 ;;
+		esac
+		after=$(cat "$DBG/$file" 2>/dev/null)
 		if [ "$before" != "$after" ]; then
 			diag "$file changed from '$before' to '$after' by a refused write"
 			ok=1
 		fi
 	done <<EOF
-placement bogus
-inflight 0
-inflight 65537
-batch 0
-batch 257
-duration_ms 0
-duration_ms 3600001
-sample_shift 21
-alloc_node 99
-free_node 99
+$(fuzz_cases write)
 EOF
-	expect_write_err "$DBG/run" 2 "Invalid argument" || ok=1
-	expect_write_err "$DBG/run" abc "Invalid argument" || ok=1
-	if [ "$NR_NODES" -ge 2 ]; then
-		# cross with alloc_node == free_node: refused at the write or at run.
-		write_file "$DBG/placement" cross
-		write_file "$DBG/alloc_node" "$NODE_A"
-		if write_file "$DBG/free_node" "$NODE_A"; then
-			expect_write_err "$DBG/run" 1 "Invalid argument" || ok=1
-			[ "$(cat "$DBG/status")" = idle ] || { diag "a cross run with alloc_node == free_node started"; ok=1; }
-		else
-			case "$WERR" in
-			*"Invalid argument"*) ;;
-			*) diag "free_node=alloc_node for cross: '$WERR'"; ok=1 ;;
-			esac
-		fi
-		write_file "$DBG/free_node" "$NODE_B"
-	else
-		# cross on one node is refused at run time.
-		write_file "$DBG/placement" cross
-		expect_write_err "$DBG/run" 1 "Invalid argument" || ok=1
-	fi
+	while read -r _ what pairs; do
+		[ -n "$what" ] || continue
+		# shellcheck disable=SC2086
+		fuzz_combo "$what" $pairs || ok=1
+	done <<EOF
+$(fuzz_cases combo)
+EOF
 	# EBUSY while running, then stop.
 	write_file "$DBG/placement" local || { diag "placement=local: $WERR"; return 1; }
 	write_file "$DBG/alloc_node" "$NODE_A"
@@ -736,9 +822,17 @@ EOF
 	fi
 	st=$(cat "$DBG/status")
 	[ "$st" = running ] || { diag "status '$st' right after start, expected 'running'"; ok=1; }
-	expect_write_err "$DBG/run" 1 "busy" || ok=1
-	expect_write_err "$DBG/inflight" 32 "busy" || ok=1
-	expect_write_err "$DBG/placement" local "busy" || ok=1
+	while read -r _ file _; do
+		[ -n "$file" ] || continue
+		if [ "$file" = run ]; then
+			val=1
+		else
+			val=$(cat "$DBG/$file")
+		fi
+		expect_write_err "$DBG/$file" "$val" "busy" || ok=1
+	done <<EOF
+$(fuzz_cases busy)
+EOF
 	nap 0.2
 	if ! write_file "$DBG/stop" 1; then
 		diag "stop: $WERR"
@@ -1287,6 +1381,10 @@ main() {
 	MODE=${1:-smoke}
 	load_ktap
 	load_splat_re
+	if [ ! -r "$FUZZ_CASES" ]; then
+		echo "Error: $FUZZ_CASES is missing (install it with the test)" >&2
+		exit 1
+	fi
 	case "$MODE" in
 	help|-h|--help)
 		find_module > /dev/null 2>&1
@@ -1327,6 +1425,7 @@ main() {
 	NR_NODES=$(echo "$NODES" | wc -w)
 	NODE_A=$(echo "$NODES" | awk '{ print $1 }')
 	NODE_B=$(echo "$NODES" | awk '{ print ($2 == "" ? $1 : $2) }')
+	fuzz_words
 	TAINT_BEFORE=$(cat /proc/sys/kernel/tainted)
 	KASAN=
 	if dmesg | grep -q 'KernelAddressSanitizer initialized'; then

@@ -27,7 +27,9 @@
 #   fuzz-modparam  every load parameter at, just outside and beyond its
 #                  range and as garbage: insmod fails or loads and unloads
 #   fuzz-debugfs   every debugfs parameter file likewise; value unchanged
-#                  after a refused write; -EBUSY while running
+#                  after a refused write; inconsistent combinations refused;
+#                  -EBUSY while running
+#                  (both: every case of the kselftest's param_fuzz.txt)
 #   fuzz-park      garbage writes to 'park' fail with EINVAL, value kept
 #   rmmod-midrun   20 x rmmod while a run is active, cycling placements
 #   kmemleak       scan at the end; any leak fails (the leak slub_kunit's
@@ -406,6 +408,26 @@ has_stats_kernel() { ls /sys/kernel/slab/*/park_slab >/dev/null 2>&1; }
 
 # ------------------------------------------------------------------------
 # 3. parameter fuzz
+#
+# The module and debugfs cases are those of the kselftest's param_fuzz.txt
+# (installed with it; its header gives the format), every line in order.
+
+FUZZ_CASES=$S/kselftest/slub_park/param_fuzz.txt
+
+# fuzz_cases KIND: every line of KIND, as "EXPECT NAME ARGS", with the
+# words of the file replaced (as slub_park.sh's fuzz_cases does)
+fuzz_cases() {
+	fz_p=0
+	[ -r /sys/devices/system/node/possible ] && read -r fz_p </sys/devices/system/node/possible
+	fz_ids=$((${fz_p##*[-,]} + 1))
+	sed -e 's/#.*//' \
+	    -e "s/@NR_NODE_IDS@/$fz_ids/g" \
+	    -e "s/@LAST_NODE@/$((fz_ids - 1))/g" \
+	    -e "s/@THREADS@/$((4 * NODE_CPUS))/g" \
+	    -e "s/@THREADS+1@/$((4 * NODE_CPUS + 1))/g" \
+	    -e "s/@ALL_THREADS+1@/$((4 * NCPUS + 1))/g" "$FUZZ_CASES" |
+		awk -v kind="$1" '$2 == kind { $1 = ""; $2 = ""; print }'
+}
 
 # fz_load ok|fail PARAMS...: insmod with PARAMS must succeed (then the
 # cache exists and rmmod removes it) or fail (nothing left behind)
@@ -454,91 +476,30 @@ fz_load_einval() {
 t_fuzz_modparam() {
 	tp_begin
 	f0=$FUZZ
-	nmax=$((4 * NODE_CPUS))		# threads per side per node: 4 per CPU
-	gmax=$((4 * NCPUS))
-	big=$(awk 'BEGIN { print 4096 * 8 }')	# PAGE_SIZE << 3
-	g="abc 1x -- 0x 4294967296 99999999999999999999"
-
-	fz_load ok
-	# cache_name: 1..64 characters, no '/'
-	fz_load ok cache_name=x
-	fz_load ok cache_name="$(printf '%064d' 0 | tr 0 n)"
-	fz_load_einval cache_name="$(printf '%065d' 0 | tr 0 n)"
-	fz_load_einval cache_name=a/b
-	fz_load_einval cache_name=
-	# obj_size 1..PAGE_SIZE<<3
-	fz_load_einval obj_size=0
-	fz_load ok obj_size=1
-	fz_load ok obj_size="$big"
-	fz_load_einval obj_size=$((big + 1))
-	fz_load fail obj_size=-1
-	# bools
-	for p in hwcache_align no_sheaves start; do
-		fz_load fail $p=maybe
-		fz_load fail $p=2
-	done
-	fz_load ok hwcache_align=0
-	fz_load ok hwcache_align=1
-	fz_load ok no_sheaves=1
-	fz_load ok no_sheaves=n
-	# sheaf_capacity 0..4096, 0 with no_sheaves
-	fz_load ok sheaf_capacity=0
-	fz_load ok sheaf_capacity=1
-	fz_load ok sheaf_capacity=4096
-	fz_load_einval sheaf_capacity=4097
-	fz_load_einval no_sheaves=1 sheaf_capacity=8
-	# placement
-	for v in cross local balanced; do fz_load ok placement=$v; done
-	for v in foo CROSS crossx ''; do fz_load_einval placement="$v"; done
-	# nodes: 0..nr_node_ids-1, online, different for cross/balanced
-	fz_load ok alloc_node=1 free_node=0
-	fz_load ok placement=local alloc_node=1
-	fz_load_einval alloc_node=-1
-	fz_load_einval alloc_node="$NNODES"
-	fz_load_einval free_node=-1
-	fz_load_einval free_node="$NNODES"
-	fz_load_einval alloc_node=0 free_node=0
-	# threads: 0..4 per CPU of the node
-	fz_load ok threads=0
-	fz_load ok threads=$nmax
-	fz_load_einval threads=$((nmax + 1))
-	fz_load_einval threads=$((gmax + 1))
-	# inflight 1..65536, batch 1..256 and <= inflight
-	fz_load_einval inflight=0
-	fz_load ok inflight=1
-	fz_load ok inflight=65536
-	fz_load_einval inflight=65537
-	fz_load_einval batch=0
-	fz_load ok batch=1
-	fz_load ok batch=64 inflight=64
-	fz_load ok batch=256 inflight=256
-	fz_load_einval batch=257 inflight=1024
-	fz_load_einval batch=8 inflight=4
-	# duration_ms 1..3600000, sample_shift 0..20
-	fz_load_einval duration_ms=0
-	fz_load ok duration_ms=1
-	fz_load ok duration_ms=3600000
-	fz_load_einval duration_ms=3600001
-	fz_load ok sample_shift=0
-	fz_load ok sample_shift=20
-	fz_load_einval sample_shift=21
-	# garbage in every numeric parameter
-	for p in obj_size sheaf_capacity alloc_node free_node threads inflight batch duration_ms sample_shift; do
-		for v in $g; do fz_load fail "$p=$v"; done
-	done
-	# the module loader ignores unknown parameters (with a warning)
-	fz_load ok nosuchparam=1
+	while read -r expect _ params; do
+		[ -n "$expect" ] || continue
+		# shellcheck disable=SC2086
+		case $expect in
+		ok) fz_load ok $params </dev/null ;;
+		einval) fz_load_einval $params </dev/null ;;
+		*) fz_load fail $params </dev/null ;;
+		esac
+	done <<EOF
+$(fuzz_cases load)
+EOF
+	[ "$FUZZ" -gt "$f0" ] || bad "no load cases in $FUZZ_CASES"
 	tp_end fuzz-modparam "$((FUZZ - f0)) cases"
 }
 
-# fz_dbg ok|fail FILE VALUE: the write must succeed (and read back) or be
+# fz_dbg ok|einval FILE VALUE: the write must succeed (and read back) or be
 # refused with EINVAL (and the value unchanged)
 fz_dbg() {
 	FUZZ=$((FUZZ + 1))
 	f=$DBG/$2
-	before=$(cat "$f")
+	# run and stop are write-only
+	before=$(cat "$f" 2>/dev/null)
 	if wr "$f" "$3"; then
-		if [ "$1" = fail ]; then
+		if [ "$1" != ok ]; then
 			bad "echo '$3' > $2 succeeded, want EINVAL"
 			FUZZ_BAD=$((FUZZ_BAD + 1))
 			return
@@ -554,7 +515,7 @@ fz_dbg() {
 		*"nvalid argument"*) ;;
 		*) bad "echo '$3' > $2: '$WERR', want Invalid argument"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
 		esac
-		now=$(cat "$f")
+		now=$(cat "$f" 2>/dev/null)
 		if [ "$now" != "$before" ]; then
 			bad "refused write '$3' to $2 changed it: '$before' -> '$now'"
 			FUZZ_BAD=$((FUZZ_BAD + 1))
@@ -562,33 +523,30 @@ fz_dbg() {
 	fi
 }
 
-# fz_range FILE LOW HIGH BELOW ABOVE: boundaries, just outside (BELOW
-# "-" for none), garbage
-fz_range() {
-	fz_dbg ok "$1" "$2"
-	fz_dbg ok "$1" "$3"
-	[ "$4" = - ] || fz_dbg fail "$1" "$4"
-	fz_dbg fail "$1" "$5"
-	for v in -1 abc 1x 4294967296; do fz_dbg fail "$1" "$v"; done
-}
-
 # fz_combo WHAT FILE VALUE [FILE VALUE...]: writes that make the run
 # parameters inconsistent; each write may be refused with EINVAL, else
-# the run must be refused with EINVAL
+# the run must be refused with EINVAL; the files get their values back
 fz_combo() {
 	what=$1
 	shift
 	FUZZ=$((FUZZ + 1))
+	old=
+	refused=0
 	while [ $# -ge 2 ]; do
+		old="$old $1 $(cat "$DBG/$1")"
 		if ! wr "$DBG/$1" "$2"; then
 			case "$WERR" in
-			*"nvalid argument"*) return ;;
-			*) bad "$what: echo $2 > $1: '$WERR'"; FUZZ_BAD=$((FUZZ_BAD + 1)); return ;;
+			*"nvalid argument"*) ;;
+			*) bad "$what: echo $2 > $1: '$WERR'"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
 			esac
+			refused=1
+			break
 		fi
 		shift 2
 	done
-	if wr "$DBG/run" 1; then
+	if [ $refused = 1 ]; then
+		:
+	elif wr "$DBG/run" 1; then
 		bad "$what: run started, want EINVAL"
 		FUZZ_BAD=$((FUZZ_BAD + 1))
 		wr "$DBG/stop" 1
@@ -599,67 +557,45 @@ fz_combo() {
 		*) bad "$what: run: '$WERR', want Invalid argument"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
 		esac
 	fi
+	# shellcheck disable=SC2086
+	set -- $old
+	while [ $# -ge 2 ]; do
+		wr "$DBG/$1" "$2" || bad "$what: cannot put back $1 $2: $WERR"
+		shift 2
+	done
 }
 
 t_fuzz_debugfs() {
 	tp_begin
 	f0=$FUZZ
-	nmax=$((4 * NODE_CPUS))
-	gmax=$((4 * NCPUS))
 	if ! insmod "$KO" duration_ms=2000; then
 		bad "insmod failed"
 		tp_end fuzz-debugfs
 		return
 	fi
-	for v in local balanced cross; do fz_dbg ok placement $v; done
-	for v in foo CROSS crossx 1; do fz_dbg fail placement "$v"; done
-	for p in alloc_node free_node; do
-		fz_dbg ok $p 0
-		fz_dbg ok $p $((NNODES - 1))
-		for v in -1 "$NNODES" abc 1x 99999999999; do fz_dbg fail $p "$v"; done
-	done
-	fz_dbg ok alloc_node 0
-	fz_dbg ok free_node 1
-	fz_dbg ok threads 0
-	fz_dbg ok threads $nmax
-	fz_dbg fail threads $((gmax + 1))
-	for v in -1 abc 4294967296; do fz_dbg fail threads "$v"; done
-	fz_dbg ok threads 0
-	fz_range inflight 1 65536 0 65537
-	fz_range batch 1 256 0 257
-	fz_range duration_ms 1 3600000 0 3600001
-	fz_range sample_shift 0 20 - 21
-	fz_dbg ok inflight 64
-	fz_dbg ok batch 1
-	fz_dbg ok duration_ms 2000
-	fz_dbg ok sample_shift 6
-	# run / stop accept only "1"
-	for v in 0 2 abc -1; do
-		FUZZ=$((FUZZ + 1))
-		wr "$DBG/run" "$v" && { bad "echo $v > run succeeded"; FUZZ_BAD=$((FUZZ_BAD + 1)); timeout 120 cat "$DBG/wait" >/dev/null; }
-		FUZZ=$((FUZZ + 1))
-		wr "$DBG/stop" "$v" && { bad "echo $v > stop succeeded"; FUZZ_BAD=$((FUZZ_BAD + 1)); }
-	done
-	# inconsistent combinations: refused at the write or at run
-	fz_combo "batch 8 > inflight 4" batch 8 inflight 4
-	fz_dbg ok inflight 64
-	fz_dbg ok batch 1
-	fz_combo "cross with alloc_node == free_node" free_node 0
-	fz_combo "balanced with alloc_node == free_node" placement balanced
-	fz_dbg ok free_node 1
-	fz_dbg ok placement local
-	if [ $((nmax + 1)) -le "$gmax" ]; then
-		fz_combo "threads $((nmax + 1)) > 4 per CPU of node 0" threads $((nmax + 1))
-	fi
-	fz_dbg ok threads 0
-	fz_dbg ok placement cross
+	while read -r expect file val; do
+		[ -n "$expect" ] || continue
+		fz_dbg "$expect" "$file" "$val"
+	done <<EOF
+$(fuzz_cases write)
+EOF
+	while read -r _ what pairs; do
+		[ -n "$what" ] || continue
+		# shellcheck disable=SC2086
+		fz_combo "$what" $pairs
+	done <<EOF
+$(fuzz_cases combo)
+EOF
 	# while a run is active: parameter writes and run are EBUSY
+	fz_dbg ok placement cross
 	fz_dbg ok duration_ms 60000
 	if wr "$DBG/run" 1; then
 		[ "$(cat "$DBG/status")" = running ] || bad "status is '$(cat "$DBG/status")' during a run"
-		for p in placement alloc_node free_node threads inflight batch duration_ms sample_shift; do
+		while read -r _ p _; do
+			[ -n "$p" ] || continue
 			FUZZ=$((FUZZ + 1))
-			cur=$(cat "$DBG/$p")
+			cur=1
+			[ "$p" = run ] || cur=$(cat "$DBG/$p")
 			if wr "$DBG/$p" "$cur"; then
 				bad "echo $cur > $p during a run succeeded, want EBUSY"
 				FUZZ_BAD=$((FUZZ_BAD + 1))
@@ -669,12 +605,9 @@ t_fuzz_debugfs() {
 				*) bad "echo $cur > $p during a run: '$WERR', want Device or resource busy"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
 				esac
 			fi
-		done
-		FUZZ=$((FUZZ + 1))
-		if wr "$DBG/run" 1; then
-			bad "second run during a run succeeded, want EBUSY"
-			FUZZ_BAD=$((FUZZ_BAD + 1))
-		fi
+		done <<EOF
+$(fuzz_cases busy)
+EOF
 		sleep 0.5
 		wr "$DBG/stop" 1 || bad "stop: $WERR"
 		st=$(timeout 120 cat "$DBG/wait")
