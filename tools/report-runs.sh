@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The report of 'make run' (in the guest) and 'make run HOST=1' (on the
+# host), from what tools/guest/compare.sh wrote: report.txt (the noise
+# floor, then per placement the slabstat compare table of the modes), the
+# <placement>.csv/.json tables, summary.csv and the tables of
+# tools/summarize-runs.sh, the sheaf sweep's, lock_stat's and the
+# measurement kernel's tables when they were asked for, and parking.png
+# when gnuplot is installed.
+#
+# Usage: tools/report-runs.sh RESULTS_DIR DATA_DIR SHAPE
+#   RESULTS_DIR   where the report goes (report.txt, *.csv, *.json, parking.png)
+#   DATA_DIR      what compare.sh wrote: runs/<placement>/park<mode>/<round>.{json,results}
+#                 and, with LOCKSTAT=1, lockstat/ (make run: RESULTS_DIR/guest/files;
+#                 HOST=1: RESULTS_DIR/host)
+#   SHAPE         the machine, for the headers ("2 nodes x 2 vCPUs, TCG")
+#
+# Environment: the knobs of the run as tools/run.sh resolved them: RUNS,
+# DURATION_MS, PLACEMENTS, LOCKSTAT, MEASURE, SWEEP; SLABSTAT, a slabstat binary
+# (default: tools/slabstat/slabstat, built here).
+
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+if [ $# -ne 3 ] || [ ! -d "$2/runs" ]; then
+	echo "usage: $0 RESULTS_DIR DATA_DIR SHAPE (DATA_DIR/runs/ from tools/guest/compare.sh)" >&2
+	exit 2
+fi
+results=$1 data=$2 shape=$3
+runsdir=$data/runs
+: "${RUNS:?}" "${DURATION_MS:?}" "${PLACEMENTS:?}" "${LOCKSTAT:?}" "${MEASURE:?}" "${SWEEP=}"
+cd "$SLABPARK_TOP"
+
+slabstat=${SLABSTAT:-}
+if [ -z "$slabstat" ]; then
+	slabstat=tools/slabstat/slabstat
+	make -s -C tools/slabstat slabstat
+fi
+
+report=$results/report.txt
+: >"$report"
+out() { tee -a "$report"; }
+
+# The noise floor first: the local placement parks nothing and runs the
+# same code in every mode, so the spread of its ops/s over all its runs
+# is what a difference must exceed to mean something.
+noise_floor() {
+	local v ldir=$runsdir/local
+	# a sweep: the local runs at the smallest sheaf capacity (the default)
+	[ -z "$SWEEP" ] || ldir=$runsdir/$(find "$runsdir" -mindepth 1 -maxdepth 1 -type d -name 'local-sc*' -printf "%f\n" |
+		sort -t- -k2.3,2n | head -n 1)
+	v=$(cat "$ldir"/park*/*.results 2>/dev/null | sed -n 's/^ops_per_sec: //p' | sort -n) || true
+	if [ -z "$v" ]; then
+		echo "== noise floor: no local placement in this run (PLACEMENTS=\"$PLACEMENTS\"): unknown"
+		return
+	fi
+	echo "$v" | awk -v shape="$shape" '
+		{ a[++n] = $1 }
+		END {
+			med = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			spread = 0
+			if (med > 0)
+				spread = 100 * (a[n] - a[1]) / med
+			printf "== noise floor (%s): the local placement, which parks nothing, gave\n", shape
+			printf "   %.2f-%.2f M ops/s over its %d runs (all modes), median %.2f M: a spread of %.0f%% of the\n",
+				a[1] / 1e6, a[n] / 1e6, n, med / 1e6, spread
+			printf "   median; ops/s differences smaller than that mean nothing here\n"
+		}'
+}
+noise_floor | out
+
+# what compare.sh ran: the placements, or with a sweep <placement>-sc<C>
+groupdirs=$PLACEMENTS
+[ -z "$SWEEP" ] || groupdirs=$(find "$runsdir" -mindepth 1 -maxdepth 1 -type d -printf "%f\n" | sort -t- -k1,1 -k2.3,2n)
+for p in $groupdirs; do
+	groups=() labels=()
+	for kv in $SP_PARK_MODES; do
+		m=${kv%%=*}
+		[ -d "$runsdir/$p/park$m" ] || continue
+		[ ${#groups[@]} -eq 0 ] || groups+=(--)
+		groups+=("$runsdir/$p/park$m"/*.json)
+		labels+=("${kv#*=}")
+	done
+	labels_csv=$(IFS=,; echo "${labels[*]}")
+	{
+		echo
+		echo "== placement: $p ($RUNS runs each of ${DURATION_MS} ms; $shape)"
+		[ "$labels_csv" = base ] &&
+			echo "   (this kernel has no parking switch: base numbers only)"
+		"$slabstat" compare --labels "$labels_csv" "${groups[@]}"
+	} | out
+	"$slabstat" compare --csv --labels "$labels_csv" "${groups[@]}" >"$results/$p.csv"
+	"$slabstat" compare --json --labels "$labels_csv" "${groups[@]}" >"$results/$p.json"
+done
+
+tools/summarize-runs.sh "$runsdir" "$results" | out
+[ "$MEASURE" = 0 ] || tools/summarize-measure.sh "$runsdir" | out
+[ -z "$SWEEP" ] || tools/summarize-sweep.sh "$results" | out
+if [ "$LOCKSTAT" = 1 ]; then
+	tools/summarize-lockstat.sh "$data/lockstat" | out
+fi
+if command -v gnuplot >/dev/null 2>&1; then
+	tools/plot-runs.sh "$results" && echo "plot: $results/parking.png" | out
+fi
+# the directory of RESULTS_DIR that holds the raw data
+datatop=${data#"$results"/}
+datatop=${datatop%%/*}
+echo | out
+echo "results: $results (report.txt, <placement>.csv/.json, summary.csv, parking.png, $datatop/)" | out
