@@ -1,9 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of 'make run': the same-boot A/B of slab parking.
+# Guest side of 'make run', and of 'make run HOST=1' on the host
+# (tools/run-host.sh): the same-boot A/B of slab parking.
 #
 # Usage: compare.sh RUNS DURATION_MS "PLACEMENTS" LOCKSTAT [SWEEP]
+#
+# Environment (the defaults are the guest's paths):
+#   SLABPARK_DIR   where tools/lockstat-report.sh is (default /slabpark)
+#   SLABPARK_KO    the module (default $SLABPARK_DIR/mm/slub_stress.ko)
+#   SLABPARK_OUT   where runs/ and lockstat/ go (default $SLABPARK_DIR/out)
+#   SLABSTAT       the slabstat binary (default: slabstat from PATH)
 #
 # For each placement, RUNS rounds of park=0, park=1, park=2 (alternating,
 # so drift cancels), each on a shrunk cache with zeroed counters; on the
@@ -16,9 +23,9 @@
 # delay, no shrink) and slab_churn (alloc_slab + free_slab, up to then;
 # empty without CONFIG_SLUB_STATS).  Every
 # run leaves a slabstat delta document in
-#   /slabpark/out/runs/<placement>/park<mode>/<round>.json
+#   $SLABPARK_OUT/runs/<placement>/park<mode>/<round>.json
 # and, with LOCKSTAT=1, the &n->list_lock class of /proc/lock_stat in
-#   /slabpark/out/lockstat/<placement>-park<mode>-<round>.txt
+#   $SLABPARK_OUT/lockstat/<placement>-park<mode>-<round>.txt
 # On a kernel without the 'park' switch the modes collapse to one, 'base'.
 #
 # SWEEP=sheaf: the same with the module loaded with sheaf_capacity = the
@@ -27,7 +34,10 @@
 # <placement>/ (the capacity read back from sysfs).
 
 set -eu
-S=/slabpark
+S=${SLABPARK_DIR:-/slabpark}
+KO=${SLABPARK_KO:-$S/mm/slub_stress.ko}
+OUT=${SLABPARK_OUT:-$S/out}
+SLABSTAT=${SLABSTAT:-slabstat}
 CACHE=nfs_page_test
 D=/sys/kernel/debug/slub_stress
 SYS=/sys/kernel/slab/$CACHE
@@ -41,8 +51,10 @@ cpn=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
 half=$((cpn / 2))
 [ "$half" -ge 1 ] || half=1
 
-insmod "$S/mm/slub_stress.ko" cache_name=$CACHE duration_ms="$dur"
-trap 'rmmod slub_stress 2>/dev/null' EXIT
+# the snapshots before and after each run
+snaps=$(mktemp -d)
+insmod "$KO" cache_name=$CACHE duration_ms="$dur"
+trap 'rmmod slub_stress 2>/dev/null; rm -rf "$snaps"' EXIT
 
 if [ -f "$SYS/park" ]; then
 	modes="0 1 2"
@@ -92,8 +104,8 @@ run_placements() {
 				read -r shrunk _ <"$SYS/slabs"
 				zero_stats
 				[ "$lockstat" = 1 ] && sh "$S/tools/lockstat-report.sh" clear
-				mkdir -p "$S/out/runs/$p$sfx/park$m" "$S/out/lockstat"
-				slabstat snap "$CACHE" >/tmp/before.json
+				mkdir -p "$OUT/runs/$p$sfx/park$m" "$OUT/lockstat"
+				"$SLABSTAT" snap "$CACHE" >"$snaps/before.json"
 				echo 1 >"$D/run"
 				# footprint: the most slabs seen during the run (every 0.1 s)
 				peak=0
@@ -105,9 +117,9 @@ run_placements() {
 				cat "$D/wait" >/dev/null
 				# let the unpark work settle what the last frees parked
 				sleep 1
-				slabstat snap --results "$D/results" "$CACHE" >/tmp/after.json
-				slabstat diff --json /tmp/before.json /tmp/after.json \
-					>"$S/out/runs/$p$sfx/park$m/$r.json"
+				"$SLABSTAT" snap --results "$D/results" "$CACHE" >"$snaps/after.json"
+				"$SLABSTAT" diff --json "$snaps/before.json" "$snaps/after.json" \
+					>"$OUT/runs/$p$sfx/park$m/$r.json"
 				read -r rest _ <"$SYS/slabs"
 				read -r rest_partial _ <"$SYS/partial"
 				churn=
@@ -123,10 +135,10 @@ run_placements() {
 					echo "rest_slabs: $rest"
 					echo "rest_partial: $rest_partial"
 					echo "slab_churn: $churn"
-				} >"$S/out/runs/$p$sfx/park$m/$r.results"
+				} >"$OUT/runs/$p$sfx/park$m/$r.results"
 				if [ "$lockstat" = 1 ]; then
 					sh "$S/tools/lockstat-report.sh" report "$p$sfx park=$m round $r" \
-						>"$S/out/lockstat/$p$sfx-park$m-$r.txt"
+						>"$OUT/lockstat/$p$sfx-park$m-$r.txt"
 				fi
 				state=$(sed -n 's/^state: //p' "$D/results")
 				if [ "$state" != "done" ]; then
@@ -149,7 +161,7 @@ else
 	[ "$dflt" -gt 0 ] || { echo "# sheaf sweep: the cache has no sheaves (sheaf_capacity $dflt)"; exit 1; }
 	for f in 1 2 4 8; do
 		rmmod slub_stress
-		insmod "$S/mm/slub_stress.ko" cache_name=$CACHE duration_ms="$dur" \
+		insmod "$KO" cache_name=$CACHE duration_ms="$dur" \
 			sheaf_capacity=$((f * dflt))
 		cap=$(cat "$SYS/sheaf_capacity")
 		echo "# sheaf sweep: ${f}x the default $dflt: sheaf_capacity $cap"
