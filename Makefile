@@ -11,6 +11,8 @@
 #   make check-full   make check, and PREEMPT_RT and UMA kernels booted
 #                 (kselftest, slub_kunit), slub_kunit on kernels with
 #                 parking broken on purpose; run on every series change
+#   make run HOST=1   the same comparison on this machine (a 2-socket box
+#                 booted into the patched kernel), no VM; as root
 #   make soak DURATION=600   randomized long run with invariant checks
 #   make          build the module against KDIR (a tester's own kernel)
 #
@@ -20,7 +22,8 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 
 # Knobs of 'make run' / 'make check', passed through the environment.
 export KSRC PATCHES RUNS DURATION_MS PLACEMENTS NODES CPUS_PER_NODE LOCKSTAT NO_SHEAVES \
-	KVM SLABPARK_CACHE GUEST_TIMEOUT DURATION RESULTS_DIR CHECK_DEBUG DEBUG SWEEP MEASURE
+	KVM SLABPARK_CACHE GUEST_TIMEOUT DURATION RESULTS_DIR CHECK_DEBUG DEBUG SWEEP MEASURE \
+	HOST HOST_MODULE HOST_BASE_ONLY SLABSTAT KDIR
 
 .PHONY: all modules clean run check check-full soak kernel slabstat help
 

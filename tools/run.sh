@@ -27,6 +27,10 @@
 #   KSRC=/path         your own 7.3 tree, built as is
 #   RESULTS_DIR=DIR    where tables, CSV/JSON and the plot go
 #                      (default: results/<date>-<time> in this directory)
+#   HOST=1             no VM: the comparison on this machine, a 2-node box
+#                      booted into the patched kernel, as root
+#                      (tools/run-host.sh, which has its knobs and checks;
+#                      'HOST=1 tools/run.sh --check-only' checks only)
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -68,6 +72,19 @@ fi
 if [ "$NODES" -lt 2 ] && [[ " $PLACEMENTS " =~ \ (cross|balanced)\  ]]; then
 	sp_die "NODES=$NODES: cross and balanced need 2 nodes (use PLACEMENTS=local)"
 fi
+
+# HOST=1: on this machine (the knobs above apply; NODES and
+# CPUS_PER_NODE are the guest's)
+HOST=${HOST:-0}
+case "$HOST:$#" in
+0:0) ;;
+1:*)
+	export RUNS DURATION_MS PLACEMENTS LOCKSTAT MEASURE SWEEP
+	exec tools/run-host.sh "$@"
+	;;
+0:*) echo "usage: $0   (make run; HOST=1 $0 [--check-only])" >&2; exit 2 ;;
+*) sp_die "HOST=$HOST: must be 0 or 1" ;;
+esac
 
 tools/install-deps.sh
 cfg=()

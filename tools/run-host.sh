@@ -1,0 +1,198 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 'make run HOST=1': the comparison of 'make run' on this machine, a 2-node
+# box already booted into the patched kernel, without a VM.  Checks the
+# prerequisites, builds the module for the running kernel (KDIR), runs
+# tools/guest/compare.sh here, and writes the report of make run
+# (tools/report-runs.sh) to results/<date>-<time>/, the raw data and logs
+# to its host/ directory.
+#
+# Usage: HOST=1 tools/run.sh [--check-only]     (make run HOST=1; run.sh
+#                                               resolves the knobs and calls this)
+#   --check-only   check the prerequisites, say so, and stop
+#
+# The prerequisites, checked in this order before anything is built or
+# loaded; the first that fails prints one line "slabpark: error: ..." on
+# stderr and the exit status is 1:
+#   root; at least 2 online NUMA nodes; CONFIG_SLUB_STATS (the counter
+#   files of /sys/kernel/slab/<cache>/); the 'park' switch (a kernel with
+#   the series; HOST_BASE_ONLY=1 measures a kernel without it); debugfs
+#   mounted; /proc/lock_stat if LOCKSTAT=1; the commands; the kernel's build
+#   tree (KDIR), or the module HOST_MODULE built for the running kernel;
+#   slub_stress not loaded.
+#
+# Environment, besides make run's RUNS DURATION_MS PLACEMENTS LOCKSTAT
+# SWEEP RESULTS_DIR, and MEASURE with the measurement kernel booted
+# (NODES and CPUS_PER_NODE are the guest's; unused):
+#   KDIR=DIR            build tree of the running kernel
+#                       (default /lib/modules/$(uname -r)/build)
+#   HOST_MODULE=KO      a slub_stress.ko built for the running kernel,
+#                       instead of building one (make check's guest test)
+#   HOST_BASE_ONLY=1    accept a kernel without the park switch: base
+#                       numbers only
+#   SLABSTAT=PATH       a slabstat binary (default: tools/slabstat/slabstat,
+#                       built here)
+#   SLABPARK_SYSFS=DIR  TEST ONLY (tools/test-run-host.sh): the prerequisite
+#                       checks read DIR instead of /sys; only with --check-only
+#
+# A trap removes the module on every exit, interrupt included; the
+# comparison runs in a process group of its own, which the trap ends first.
+
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$SLABPARK_TOP"
+
+MOD=slub_stress
+
+usage() {
+	echo "usage: HOST=1 $SLABPARK_TOP/tools/run.sh [--check-only]   (make run HOST=1)" >&2
+	exit 2
+}
+
+check_only=0
+case "$#:${1:-}" in
+0:) ;;
+1:--check-only) check_only=1 ;;
+*) usage ;;
+esac
+# the knobs, as tools/run.sh resolved and checked them
+[ -n "${RUNS:-}" ] || usage
+: "${DURATION_MS:?}" "${PLACEMENTS:?}" "${LOCKSTAT:?}" "${MEASURE:?}" "${SWEEP=}"
+
+sys=/sys
+if [ -n "${SLABPARK_SYSFS:-}" ]; then
+	[ "$check_only" = 1 ] ||
+		sp_die "SLABPARK_SYSFS=$SLABPARK_SYSFS is for the tests of the prerequisite checks: only with --check-only"
+	sys=$SLABPARK_SYSFS
+fi
+base_only=${HOST_BASE_ONLY:-0}
+case "$base_only" in 0|1) ;; *) sp_die "HOST_BASE_ONLY=$base_only: must be 0 or 1" ;; esac
+kver=$(uname -r)
+kdir=${KDIR:-/lib/modules/$kver/build}
+module=${HOST_MODULE:-}
+
+# online_nodes: how many NUMA nodes are online ("0-1", "0,2-3", ...)
+online_nodes() {
+	local f=$sys/devices/system/node/online
+	[ -r "$f" ] || { echo 0; return; }
+	awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
+		n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' "$f"
+}
+
+# One check after another, each failure one line (sp_die).
+check_prerequisites() {
+	local n cmds
+	[ "$(id -u)" = 0 ] ||
+		sp_die "make run HOST=1 loads a module and writes /sys/kernel/slab: run it as root (sudo make run HOST=1)"
+	n=$(online_nodes)
+	[ "$n" -ge 2 ] ||
+		sp_die "this machine has $n online NUMA node(s) ($sys/devices/system/node/online), make run HOST=1 needs 2 (a 2-socket box; make run without HOST=1 uses a 2-node guest)"
+	compgen -G "$sys/kernel/slab/*/alloc_fastpath" >/dev/null ||
+		sp_die "kernel $kver has no SLUB counters (no $sys/kernel/slab/*/alloc_fastpath): build it with CONFIG_SLUB_STATS=y"
+	if ! compgen -G "$sys/kernel/slab/*/park" >/dev/null && [ "$base_only" != 1 ]; then
+		sp_die "kernel $kver has no park switch (no $sys/kernel/slab/*/park): it is unpatched; boot the patched kernel, or rerun with HOST_BASE_ONLY=1 for base-only numbers"
+	fi
+	[ -n "$(ls -A "$sys/kernel/debug" 2>/dev/null)" ] ||
+		sp_die "debugfs is not mounted at $sys/kernel/debug (CONFIG_DEBUG_FS=y; mount -t debugfs none /sys/kernel/debug)"
+	if [ "$LOCKSTAT" = 1 ] && [ ! -r /proc/lock_stat ]; then
+		sp_die "LOCKSTAT=1: kernel $kver has no /proc/lock_stat (build it with CONFIG_LOCK_STAT=y)"
+	fi
+	cmds=(insmod rmmod modinfo awk sed sort)
+	# make and a compiler for the module or slabstat, unless both are given
+	[ -n "$module" ] && [ -n "${SLABSTAT:-}" ] || cmds+=(make gcc)
+	sp_need_cmds "${cmds[@]}"
+	if [ -n "$module" ]; then
+		[ -f "$module" ] || sp_die "HOST_MODULE=$module: no such file"
+		local vermagic
+		vermagic=$(modinfo -F vermagic "$module" 2>/dev/null) || true
+		[ "${vermagic%% *}" = "$kver" ] ||
+			sp_die "HOST_MODULE=$module was built for kernel '${vermagic%% *}', this is $kver"
+	else
+		[ -f "$kdir/Makefile" ] ||
+			sp_die "no build tree for the running kernel $kver at $kdir: install linux-headers-$kver, or set KDIR=DIR"
+	fi
+	[ ! -e "$sys/module/$MOD" ] ||
+		sp_die "$MOD is already loaded: unload it (rmmod $MOD) and rerun; a run starts from a fresh module"
+}
+
+check_prerequisites
+if [ "$check_only" = 1 ]; then
+	echo "slabpark: prerequisites ok: $(online_nodes) nodes, SLUB counters, $(compgen -G "$sys/kernel/slab/*/park" >/dev/null && echo "park switch" || echo "no park switch (base only)"), kernel $kver"
+	exit 0
+fi
+
+results=${RESULTS_DIR:-$SLABPARK_TOP/results/$(date +%Y%m%d-%H%M%S)}
+data=$results/host
+mkdir -p "$data"
+results=$(cd "$results" && pwd)
+data=$results/host
+
+if [ -z "$module" ]; then
+	sp_stage "building the stress module for kernel $kver ($kdir)"
+	sp_run_logged "$data/module-build.log" "building the stress module against $kdir" \
+		make -C "$kdir" M="$SLABPARK_TOP" modules
+	module=$SLABPARK_TOP/mm/$MOD.ko
+fi
+module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
+if [ -z "${SLABSTAT:-}" ]; then
+	sp_run_logged "$data/slabstat-build.log" "building slabstat" make -C tools/slabstat slabstat
+	SLABSTAT=$SLABPARK_TOP/tools/slabstat/slabstat
+fi
+SLABSTAT=$(cd "$(dirname "$SLABSTAT")" && pwd)/$(basename "$SLABSTAT")
+export SLABSTAT
+
+# From here on the module may be loaded: whatever ends this script, the
+# comparison's process group is ended and the module removed.
+compare_pid=
+cleanup() {
+	local rc=$? i
+	trap - EXIT INT TERM HUP
+	if [ -n "$compare_pid" ]; then
+		kill -TERM -- "-$compare_pid" 2>/dev/null || true
+		wait "$compare_pid" 2>/dev/null || true
+	fi
+	if [ -e "/sys/module/$MOD" ]; then
+		# a run in progress holds the module until it ends: stop it
+		echo 1 >"/sys/kernel/debug/$MOD/stop" 2>/dev/null || true
+		for ((i = 0; i < 50; i++)); do
+			rmmod "$MOD" 2>/dev/null && break
+			sleep 0.2
+		done
+		[ ! -e "/sys/module/$MOD" ] ||
+			{ echo "slabpark: error: could not remove the module: rmmod $MOD" >&2; rc=1; }
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+nnodes=$(online_nodes)
+cpn=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
+	n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' /sys/devices/system/node/node0/cpulist)
+shape="$nnodes nodes x $cpn CPUs, $(hostname), kernel $kver"
+sp_stage "comparing on this host ($shape): RUNS=$RUNS DURATION_MS=$DURATION_MS PLACEMENTS=\"$PLACEMENTS\" (log: $data/compare.log)"
+# In a process group of its own (set -m), so that the trap can end all of
+# it: a run in progress has a child blocked in the module's 'wait' file.
+set -m
+(
+	SLABPARK_DIR=$SLABPARK_TOP SLABPARK_KO=$module SLABPARK_OUT=$data \
+		sh tools/guest/compare.sh "$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT" "$SWEEP" \
+		</dev/null 2>&1 | tee "$data/compare.log"
+) &
+compare_pid=$!
+set +m
+crc=0
+wait "$compare_pid" || crc=$?
+compare_pid=
+[ "$crc" = 0 ] || sp_die "the comparison failed with status $crc (log: $data/compare.log)"
+[ -d "$data/runs" ] || sp_die "the comparison left no run data in $data"
+
+tools/report-runs.sh "$results" "$data" "$shape"
+# results owned by who ran sudo, not root
+if [ -n "${SUDO_UID:-}" ] && [ -n "${SUDO_GID:-}" ]; then
+	chown -R "$SUDO_UID:$SUDO_GID" "$results" 2>/dev/null || true
+fi
