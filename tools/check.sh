@@ -81,6 +81,12 @@ do_slabstat_host() {
 	make -s -C tools/slabstat check
 }
 
+# make run HOST=1's refusals on this host, against fake sysfs trees and as
+# nobody: one line each, nothing loaded (tools/test-run-host.sh)
+do_host_refusals() {
+	tools/test-run-host.sh
+}
+
 do_docs() {
 	tools/check-docs.sh
 }
@@ -252,7 +258,8 @@ do_debug_gate() {
 
 # ---- main ---------------------------------------------------------------
 
-all_steps=(deps shellcheck slabstat-host docs kernel-source checkpatch series-bisect bench-patches
+all_steps=(deps shellcheck slabstat-host host-refusals docs kernel-source checkpatch series-bisect
+	bench-patches
 	matrix-numa-off matrix-stats-off matrix-tiny matrix-rt matrix-i386
 	kernel-patched kernel-base guest-patched guest-base race-widen debug-gate)
 full_steps=(boot-rt boot-numa-off kunit-mutants)
@@ -273,6 +280,7 @@ for s in "${steps[@]}"; do
 	deps) step deps do_deps ;;
 	shellcheck) step shellcheck do_shellcheck ;;
 	slabstat-host) step slabstat-host do_slabstat_host ;;
+	host-refusals) step host-refusals do_host_refusals ;;
 	docs) step docs do_docs ;;
 	kernel-source) step kernel-source do_kernel_source ;;
 	checkpatch) step checkpatch do_checkpatch ;;

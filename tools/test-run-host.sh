@@ -1,0 +1,194 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 'make check' step host-refusals: the prerequisite checks of 'make run
+# HOST=1' (tools/run-host.sh, through tools/run.sh as make runs it) on
+# this host, without loading anything.  Fake sysfs trees (SLABPARK_SYSFS,
+# with --check-only) take away one prerequisite at a time; each refusal
+# must exit 1 with exactly one line, "slabpark: error: ..." on stderr,
+# that names the problem, and leave slub_stress unloaded.  The complete
+# tree, and a tree without the park switch with HOST_BASE_ONLY=1, must
+# pass.  Not root is checked as "nobody" (setpriv), through make; this
+# host's own kernel is checked as it is: refused with one line, or passed.
+# KTAP output; exit 1 if any check fails.
+#
+# Usage: tools/test-run-host.sh
+
+set -euo pipefail
+# shellcheck source=tools/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$SLABPARK_TOP"
+[ $# -eq 0 ] || { echo "usage: $0" >&2; exit 2; }
+
+MOD=slub_stress
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"
+
+ntest=0 nfail=0
+ok() { ntest=$((ntest + 1)); echo "ok $ntest - $1"; }
+not_ok() {
+	ntest=$((ntest + 1)) nfail=$((nfail + 1))
+	echo "not ok $ntest - $1"
+	shift
+	printf '%s\n' "$@" | sed 's/^/# /'
+}
+
+module_loaded() {
+	[ -e "/sys/module/$MOD" ] || grep -q "^$MOD " /proc/modules 2>/dev/null
+}
+if module_loaded; then
+	echo "Bail out! $MOD is loaded on this host: cannot tell whether a test loaded it"
+	exit 1
+fi
+
+# fake_tree DIR [LEAVE_OUT...]: a sysfs tree with every prerequisite of a
+# 2-node patched kernel, but the parts named: nodes (one node online),
+# numa (no node directory: CONFIG_NUMA=n), stats, park, debugfs, loaded
+# (adds module/slub_stress)
+fake_tree() {
+	local d=$1 c
+	shift
+	local leave=" $* "
+	mkdir -p "$d/kernel/debug" "$d/module"
+	if [[ $leave != *" numa "* ]]; then
+		mkdir -p "$d/devices/system/node/node0" "$d/devices/system/node/node1"
+		echo 0-1 >"$d/devices/system/node/node0/cpulist"
+		echo 2-3 >"$d/devices/system/node/node1/cpulist"
+		if [[ $leave == *" nodes "* ]]; then
+			echo 0 >"$d/devices/system/node/online"
+		else
+			echo 0-1 >"$d/devices/system/node/online"
+		fi
+	fi
+	for c in kmalloc-64 dentry; do
+		mkdir -p "$d/kernel/slab/$c"
+		echo 0 >"$d/kernel/slab/$c/objects"
+		[[ $leave == *" stats "* ]] || echo "0 C0=0" >"$d/kernel/slab/$c/alloc_fastpath"
+		[[ $leave == *" park "* ]] || echo 1 >"$d/kernel/slab/$c/park"
+	done
+	[[ $leave == *" debugfs "* ]] || mkdir -p "$d/kernel/debug/slab"
+	[[ $leave != *" loaded "* ]] || mkdir -p "$d/module/$MOD"
+}
+
+kdir=$work/kdir
+mkdir -p "$kdir"
+echo "# a fake kernel build tree" >"$kdir/Makefile"
+fake_tree "$work/full"
+
+# expect DESC STATUS REGEX CMD...: CMD must exit with STATUS and print
+# exactly one line, matching the extended regex REGEX: on stderr for a
+# refusal (STATUS 1 or 2), on stdout for a pass; and leave nothing loaded.
+expect() {
+	local desc=$1 want=$2 re=$3 rc=0 out err lines
+	shift 3
+	"$@" >"$work/out" 2>"$work/err" || rc=$?
+	out=$(cat "$work/out") err=$(cat "$work/err")
+	if [ "$want" = 0 ]; then
+		lines=$out
+		[ -z "$err" ] || { not_ok "$desc" "stderr: $err"; return; }
+	else
+		lines=$err
+		[ -z "$out" ] || { not_ok "$desc" "stdout: $out"; return; }
+	fi
+	if [ "$rc" != "$want" ]; then
+		not_ok "$desc" "exit status $rc, want $want" "stdout: $out" "stderr: $err"
+	elif [ "$(printf '%s\n' "$lines" | wc -l)" != 1 ] || [ -z "$lines" ]; then
+		not_ok "$desc" "want exactly one line, got:" "$lines"
+	elif ! grep -qE -- "$re" <<<"$lines"; then
+		not_ok "$desc" "the line does not match /$re/:" "$lines"
+	elif module_loaded; then
+		not_ok "$desc" "$MOD is loaded afterwards"
+	else
+		ok "$desc"
+	fi
+}
+
+# check_host [ENV...]: HOST=1 tools/run.sh --check-only with a fake tree
+# and the fake KDIR, with ENV (NAME=VALUE) on top
+check_host() {
+	env HOST=1 SLABPARK_SYSFS="$work/full" KDIR="$kdir" HOST_BASE_ONLY= HOST_MODULE= \
+		RUNS= DURATION_MS= PLACEMENTS= LOCKSTAT= MEASURE= SWEEP= "$@" tools/run.sh --check-only
+}
+# tree NAME LEAVE_OUT...: a fake tree without LEAVE_OUT; prints its path
+tree() {
+	local name=$1
+	shift
+	fake_tree "$work/$name" "$@"
+	echo "$work/$name"
+}
+
+echo "TAP version 13"
+
+err='^slabpark: error: '
+expect "complete tree passes" 0 '^slabpark: prerequisites ok: 2 nodes, SLUB counters, park switch, kernel ' \
+	check_host
+expect "no park switch, HOST_BASE_ONLY=1: passes, base only" 0 'prerequisites ok: .*no park switch \(base only\)' \
+	check_host SLABPARK_SYSFS="$(tree nopark-base park)" HOST_BASE_ONLY=1
+expect "one online node: refused" 1 "$err"'this machine has 1 online NUMA node\(s\) .*needs 2' \
+	check_host SLABPARK_SYSFS="$(tree onenode nodes)"
+expect "no NUMA (no node/online): refused" 1 "$err"'this machine has 0 online NUMA node\(s\)' \
+	check_host SLABPARK_SYSFS="$(tree numa-off numa)"
+expect "no SLUB_STATS: refused" 1 "$err"'kernel .* has no SLUB counters .*CONFIG_SLUB_STATS=y' \
+	check_host SLABPARK_SYSFS="$(tree nostats stats)"
+expect "no park switch: refused, unpatched, base-only offered" 1 \
+	"$err"'kernel .* has no park switch .*unpatched.*rerun with HOST_BASE_ONLY=1 for base-only numbers' \
+	check_host SLABPARK_SYSFS="$(tree nopark park)"
+expect "no stats and no park switch: the stats are named first" 1 "$err"'.*has no SLUB counters' \
+	check_host SLABPARK_SYSFS="$(tree nostats-nopark stats park)"
+expect "debugfs not mounted: refused" 1 "$err"'debugfs is not mounted' \
+	check_host SLABPARK_SYSFS="$(tree nodebugfs debugfs)"
+expect "no kernel build tree (KDIR): refused" 1 "$err"'no build tree for the running kernel .* at /nonexistent/kdir: install linux-headers-' \
+	check_host KDIR=/nonexistent/kdir
+expect "HOST_MODULE missing: refused" 1 "$err"'HOST_MODULE=/nonexistent/slub_stress.ko: no such file' \
+	check_host HOST_MODULE=/nonexistent/slub_stress.ko
+echo "not a module" >"$work/bogus.ko"
+expect "HOST_MODULE not built for this kernel: refused" 1 "$err"'HOST_MODULE=.* was built for kernel .*, this is ' \
+	check_host HOST_MODULE="$work/bogus.ko" SLABSTAT="$work/bogus.ko"
+expect "slub_stress already loaded: refused" 1 "$err"'slub_stress is already loaded: unload it' \
+	check_host SLABPARK_SYSFS="$(tree loaded loaded)"
+expect "SLABPARK_SYSFS without --check-only: refused" 1 "$err"'SLABPARK_SYSFS=.* only with --check-only' \
+	env HOST=1 SLABPARK_SYSFS="$work/full" tools/run.sh
+expect "a bad knob: refused" 1 "$err"'RUNS=0: must be a positive integer' \
+	check_host RUNS=0
+expect "HOST=2: refused" 1 "$err"'HOST=2: must be 0 or 1' \
+	check_host HOST=2
+expect "HOST_BASE_ONLY=yes: refused" 1 "$err"'HOST_BASE_ONLY=yes: must be 0 or 1' \
+	check_host HOST_BASE_ONLY=yes
+expect "a wrong argument: usage" 2 '^usage: HOST=1 .*tools/run.sh \[--check-only\]' \
+	env HOST=1 tools/run.sh --bogus
+
+if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent)
+	expect "not root (nobody, complete tree): refused" 1 "$err"'.*run it as root' \
+		"${nobody[@]}" HOST=1 SLABPARK_SYSFS="$work/full" KDIR="$kdir" tools/run.sh --check-only
+	# make prints its own error line after the script's and exits 2
+	make_run_as_nobody() {
+		local rc=0
+		"${nobody[@]}" make -s --no-print-directory run HOST=1 2>"$work/make-err" || rc=$?
+		grep -v '^make: \*\*\*' "$work/make-err" >&2
+		return "$rc"
+	}
+	expect "not root, make run HOST=1: refused" 2 "$err"'.*run it as root \(sudo make run HOST=1\)' \
+		make_run_as_nobody
+else
+	ntest=$((ntest + 1))
+	echo "ok $ntest - not root # SKIP needs root and setpriv to run as nobody"
+fi
+
+# This host's kernel as it is (in make check's host: one node, no park
+# switch, no headers): one refusal line, whichever comes first, or a pass
+# where the host meets them all.
+rc=0
+HOST=1 tools/run.sh --check-only >"$work/out" 2>"$work/err" || rc=$?
+if [ "$rc" = 0 ]; then
+	expect "this host ($(uname -r)): meets the prerequisites" 0 '^slabpark: prerequisites ok' \
+		env HOST=1 tools/run.sh --check-only
+else
+	expect "this host ($(uname -r)): refused ($(head -c 60 "$work/err")...)" 1 "$err" \
+		env HOST=1 tools/run.sh --check-only
+fi
+
+echo "1..$ntest"
+echo "# host-refusals: $((ntest - nfail)) of $ntest passed"
+[ "$nfail" = 0 ]
