@@ -99,14 +99,16 @@ check_prerequisites() {
 	if [ "$LOCKSTAT" = 1 ] && [ ! -r /proc/lock_stat ]; then
 		sp_die "LOCKSTAT=1: kernel $kver has no /proc/lock_stat (build it with CONFIG_LOCK_STAT=y)"
 	fi
-	cmds=(insmod rmmod modinfo awk sed sort)
+	cmds=(insmod rmmod awk sed sort tr)
 	# make and a compiler for the module or slabstat, unless both are given
 	[ -n "$module" ] && [ -n "${SLABSTAT:-}" ] || cmds+=(make gcc)
 	sp_need_cmds "${cmds[@]}"
 	if [ -n "$module" ]; then
 		[ -f "$module" ] || sp_die "HOST_MODULE=$module: no such file"
+		# the .modinfo string, as busybox's modinfo reads a module only
+		# through modules.dep
 		local vermagic
-		vermagic=$(modinfo -F vermagic "$module" 2>/dev/null) || true
+		vermagic=$(tr '\0' '\n' <"$module" | sed -n 's/^vermagic=//p' | head -n 1) || true
 		[ "${vermagic%% *}" = "$kver" ] ||
 			sp_die "HOST_MODULE=$module was built for kernel '${vermagic%% *}', this is $kver"
 	else

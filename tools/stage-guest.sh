@@ -8,8 +8,11 @@
 #
 #   mm/slub_stress.ko          the stress module, built against that kernel
 #   bin/slabstat               static counter sampler
+#   bin/bash                   static bash (bash-static), for make run HOST=1
 #   kselftest/                 run_kselftest.sh layout with collection slub_park
-#   tools/                     the guest-side scripts of tools/
+#   tools/                     the guest-side scripts of tools/, and make run
+#                              HOST=1's (run.sh, run-host.sh and the report
+#                              scripts), so that make check runs them in the guest
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -52,6 +55,9 @@ fi
 sp_run_logged "$SLABPARK_LOGDIR/slabstat-static.log" "building slabstat (static)" \
 	make -C "$SLABPARK_TOP/tools/slabstat" STATIC=1 slabstat
 cp "$SLABPARK_TOP/tools/slabstat/slabstat" "$stage/bin/"
+bash_static=$(command -v bash-static) ||
+	sp_die "bash-static is missing (apt-get install bash-static, or tools/install-deps.sh)"
+cp "$bash_static" "$stage/bin/bash"
 
 ksft=$stage/kselftest
 sp_run_logged "$SLABPARK_LOGDIR/selftest-install.log" "building and installing selftests/slub_park" \
@@ -60,5 +66,10 @@ sp_run_logged "$SLABPARK_LOGDIR/selftest-install.log" "building and installing s
 cp -a "$SLABPARK_TOP/tools/guest" "$stage/tools/"
 for f in lockstat-report.sh slabstat/tests/guest-window.sh; do
 	if [ -f "$SLABPARK_TOP/tools/$f" ]; then cp "$SLABPARK_TOP/tools/$f" "$stage/tools/"; fi
+done
+# make run HOST=1 as a tester runs it (the guest suite host-mode)
+for f in lib.sh run.sh run-host.sh report-runs.sh summarize-runs.sh summarize-sweep.sh \
+	summarize-lockstat.sh plot-runs.sh; do
+	cp "$SLABPARK_TOP/tools/$f" "$stage/tools/"
 done
 echo "$stage"

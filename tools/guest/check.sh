@@ -10,6 +10,11 @@
 #   slabstat-window  tools/guest-window.sh: slabstat per-node split on a cross run
 #   race-widen       tools/guest/race-widen.sh (widen kernel only)
 #   bootparam        booted with slab_park=7: refused, every cache at 1
+#   host-mode        make run HOST=1 as a tester runs it (tools/run.sh ->
+#                    tools/run-host.sh, under the staged bash), with the
+#                    staged module: prerequisites pass, a loaded module is
+#                    refused and left alone, SIGTERM mid-run removes the
+#                    module, a short run writes the report (patched kernel)
 #   kunit            slub_kunit (staged as kunit/slub_kunit.ko): every case
 #                    passes, the 12 slab parking cases and the slow
 #                    kmalloc_nolock() kprobe case among them; only the perf
@@ -54,6 +59,117 @@ check_bootparam() {
 	done
 	[ "$n" -gt 0 ] || { say "FAIL: no /sys/kernel/slab/*/park"; return 1; }
 	say "slab_park=7 refused; park is 1 in all $n caches"
+}
+
+# make run HOST=1 (HOST=1 tools/run.sh, bash) with the staged module and
+# slabstat instead of building them; HM_ENV: more NAME=VALUE settings
+# shellcheck disable=SC2317 # called from check_host_mode
+host_run() {
+	# shellcheck disable=SC2086 # HM_ENV is a list of words
+	env HOST=1 HOST_MODULE="$KO" SLABSTAT="$S/bin/slabstat" $HM_ENV bash "$S/tools/run.sh" "$@"
+}
+
+# shellcheck disable=SC2317 # called through run_suite
+check_host_mode() {
+	[ -x "$S/bin/bash" ] || { say "FAIL: no $S/bin/bash staged (bash-static)"; return 1; }
+	# the scripts start with #!/bin/bash, as on a tester's host
+	[ -e /bin/bash ] || ln -s "$S/bin/bash" /bin/bash
+	mod_loaded && { say "FAIL: $MOD is loaded before the suite"; return 1; }
+	hm=$OUT/host-mode
+	mkdir -p "$hm"
+	ok=0
+
+	# the patched kernel meets the prerequisites
+	HM_ENV=
+	if host_run --check-only >"$hm/check-only.txt" 2>&1 &&
+	   grep -q '^slabpark: prerequisites ok: 2 nodes, SLUB counters, park switch' "$hm/check-only.txt"; then
+		say "prerequisites: $(cat "$hm/check-only.txt")"
+	else
+		say "FAIL: --check-only on the patched kernel: $(cat "$hm/check-only.txt")"
+		ok=1
+	fi
+
+	# a module loaded before: refused in one line, and left loaded
+	insmod "$KO" || { say "FAIL: insmod $KO"; return 1; }
+	if host_run >"$hm/loaded.out" 2>"$hm/loaded.err"; then
+		say "FAIL: make run HOST=1 ran with $MOD loaded"
+		ok=1
+	elif [ "$(wc -l <"$hm/loaded.err")" != 1 ] || [ -s "$hm/loaded.out" ] ||
+	     ! grep -q '^slabpark: error: slub_stress is already loaded' "$hm/loaded.err"; then
+		say "FAIL: with $MOD loaded, want one refusal line, got: $(cat "$hm/loaded.out" "$hm/loaded.err")"
+		ok=1
+	else
+		say "module loaded before: $(cat "$hm/loaded.err")"
+	fi
+	mod_loaded || { say "FAIL: the refusal removed a module it had not loaded"; ok=1; }
+	rmmod "$MOD" 2>/dev/null
+
+	# SIGTERM during a run: the trap ends the comparison, removes the module
+	# (not through host_run: the signal must reach bash, not a subshell)
+	env HOST=1 HOST_MODULE="$KO" SLABSTAT="$S/bin/slabstat" RUNS=1 DURATION_MS=8000 \
+		PLACEMENTS=cross RESULTS_DIR="$hm/interrupted" bash "$S/tools/run.sh" >"$hm/interrupted.txt" 2>&1 &
+	pid=$!
+	i=0
+	while [ "$(cat "$DBG/status" 2>/dev/null)" != running ] && [ "$i" -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ "$(cat "$DBG/status" 2>/dev/null)" != running ]; then
+		say "FAIL: the interrupted run did not start within 30 s"
+		ok=1
+	fi
+	kill -TERM "$pid"
+	wait "$pid"
+	trc=$?
+	i=0
+	while mod_loaded && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if mod_loaded; then
+		say "FAIL: $MOD still loaded 10 s after SIGTERM (exit status $trc)"
+		rmmod "$MOD" 2>/dev/null
+		ok=1
+	elif [ "$trc" = 0 ]; then
+		say "FAIL: the interrupted run exited with 0"
+		ok=1
+	else
+		say "SIGTERM mid-run: exit status $trc, module removed"
+	fi
+	# shellcheck disable=SC2009 # busybox has ps, not pgrep
+	left=$(ps | grep -E '[r]un-host\.sh|[g]uest/compare\.sh|[s]lub_stress/wait' || true)
+	[ -z "$left" ] || { say "FAIL: processes left after SIGTERM: $left"; ok=1; }
+
+	# a short run: the report with the three modes
+	HM_ENV="RUNS=1 DURATION_MS=1000 RESULTS_DIR=$hm/results"
+	export PLACEMENTS="cross local"
+	t0=$(date +%s)
+	host_run >"$hm/run.txt" 2>&1
+	hrc=$?
+	unset PLACEMENTS
+	r=$hm/results
+	say "make run HOST=1 RUNS=1 DURATION_MS=1000 PLACEMENTS=\"cross local\": exit status $hrc in $(($(date +%s) - t0)) s"
+	[ "$hrc" = 0 ] || { sed 's/^/#   /' "$hm/run.txt" | tail -n 30; ok=1; }
+	mod_loaded && { say "FAIL: $MOD loaded after the run"; rmmod "$MOD" 2>/dev/null; ok=1; }
+	for f in report.txt cross.csv cross.json local.csv local.json summary.csv host/compare.log \
+		host/runs/cross/park0/1.json host/runs/cross/park1/1.json host/runs/cross/park2/1.json; do
+		[ -s "$r/$f" ] || { say "FAIL: no $r/$f"; ok=1; }
+	done
+	[ "$(head -n 1 "$r/cross.csv" 2>/dev/null | cut -d, -f1-4)" = "metric,off,on,always" ] ||
+		{ say "FAIL: cross.csv: not the groups off,on,always: $(head -n 1 "$r/cross.csv" 2>/dev/null)"; ok=1; }
+	for want in '^== noise floor (2 nodes x 2 CPUs, ' \
+		'^== placement: cross (1 runs each of 1000 ms; 2 nodes x 2 CPUs, ' \
+		'^group off: 1 run,' '^group on: 1 run,' '^group always: 1 run,' \
+		'^PARK_SLAB / FREE_ADD_PARTIAL ' '^cross/local ratio ' '^results: '; do
+		grep -q "$want" "$r/report.txt" 2>/dev/null || { say "FAIL: report.txt has no line /$want/"; ok=1; }
+	done
+	for m in 0 1 2; do
+		grep -q "^cross,$m,1," "$r/summary.csv" 2>/dev/null ||
+			{ say "FAIL: summary.csv has no run of cross with park=$m"; ok=1; }
+	done
+	sed -n '/^== noise floor/,/^$/p; /^== placements at equal/,/^cross\/local/p' "$r/report.txt" 2>/dev/null |
+		sed 's/^/#   /'
+	return "$ok"
 }
 
 # shellcheck disable=SC2317 # called through run_suite
@@ -107,6 +223,9 @@ for suite in "$@"; do
 		;;
 	kunit)
 		run_suite kunit check_kunit
+		;;
+	host-mode)
+		run_suite host-mode check_host_mode
 		;;
 	race-widen)
 		run_suite race-widen sh "$S/tools/guest/race-widen.sh"
