@@ -159,13 +159,19 @@ expect "a wrong argument: usage" 2 '^usage: HOST=1 .*tools/run.sh \[--check-only
 	env HOST=1 tools/run.sh --bogus
 
 if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	# a copy of what make run HOST=1 runs first, which nobody can read
+	# wherever the checkout is (a home directory may be private)
+	top=$work/top
+	mkdir -p "$top/tools"
+	cp Makefile "$top/"
+	cp tools/run.sh tools/run-host.sh tools/lib.sh "$top/tools/"
 	nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent)
 	expect "not root (nobody, complete tree): refused" 1 "$err"'.*run it as root' \
-		"${nobody[@]}" HOST=1 SLABPARK_SYSFS="$work/full" KDIR="$kdir" tools/run.sh --check-only
+		"${nobody[@]}" HOST=1 SLABPARK_SYSFS="$work/full" KDIR="$kdir" "$top/tools/run.sh" --check-only
 	# make prints its own error line after the script's and exits 2
 	make_run_as_nobody() {
 		local rc=0
-		"${nobody[@]}" make -s --no-print-directory run HOST=1 2>"$work/make-err" || rc=$?
+		"${nobody[@]}" make -s --no-print-directory -C "$top" run HOST=1 2>"$work/make-err" || rc=$?
 		grep -v '^make: \*\*\*' "$work/make-err" >&2
 		return "$rc"
 	}
