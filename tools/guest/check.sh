@@ -12,9 +12,11 @@
 #   bootparam        booted with slab_park=7: refused, every cache at 1
 #   host-mode        make run HOST=1 as a tester runs it (tools/run.sh ->
 #                    tools/run-host.sh, under the staged bash), with the
-#                    staged module: prerequisites pass, a loaded module is
-#                    refused and left alone, SIGTERM mid-run removes the
-#                    module, a short run writes the report (patched kernel)
+#                    staged module.  Patched kernel: prerequisites pass, a
+#                    loaded module is refused and left alone, SIGTERM mid-run
+#                    removes the module, a short run writes the report with
+#                    park=0/1/2.  Base kernel: refused as unpatched in one
+#                    line; with HOST_BASE_ONLY=1 the report of the base runs
 #   kunit            slub_kunit (staged as kunit/slub_kunit.ko): every case
 #                    passes, the 12 slab parking cases and the slow
 #                    kmalloc_nolock() kprobe case among them; only the perf
@@ -172,6 +174,46 @@ check_host_mode() {
 	return "$ok"
 }
 
+# The base kernel has no park switch: refused, and with HOST_BASE_ONLY=1
+# measured as one group, base.
+# shellcheck disable=SC2317 # called through run_suite
+check_host_mode_base() {
+	[ -x "$S/bin/bash" ] || { say "FAIL: no $S/bin/bash staged (bash-static)"; return 1; }
+	[ -e /bin/bash ] || ln -s "$S/bin/bash" /bin/bash
+	hm=$OUT/host-mode
+	mkdir -p "$hm"
+	ok=0
+	HM_ENV=
+	if host_run >"$hm/unpatched.out" 2>"$hm/unpatched.err"; then
+		say "FAIL: make run HOST=1 ran on the base kernel without HOST_BASE_ONLY=1"
+		ok=1
+	elif [ "$(wc -l <"$hm/unpatched.err")" != 1 ] || [ -s "$hm/unpatched.out" ] ||
+	     ! grep -q '^slabpark: error: kernel .* has no park switch .*unpatched.*HOST_BASE_ONLY=1' "$hm/unpatched.err"; then
+		say "FAIL: on the base kernel, want one refusal line, got: $(cat "$hm/unpatched.out" "$hm/unpatched.err")"
+		ok=1
+	else
+		say "base kernel: $(cat "$hm/unpatched.err")"
+	fi
+	mod_loaded && { say "FAIL: $MOD loaded after the refusal"; rmmod "$MOD" 2>/dev/null; ok=1; }
+
+	HM_ENV="HOST_BASE_ONLY=1 RUNS=1 DURATION_MS=1000 PLACEMENTS=cross RESULTS_DIR=$hm/results"
+	host_run >"$hm/run.txt" 2>&1
+	hrc=$?
+	r=$hm/results
+	say "make run HOST=1 HOST_BASE_ONLY=1 RUNS=1 DURATION_MS=1000 PLACEMENTS=cross: exit status $hrc"
+	[ "$hrc" = 0 ] || { sed 's/^/#   /' "$hm/run.txt" | tail -n 30; ok=1; }
+	mod_loaded && { say "FAIL: $MOD loaded after the run"; rmmod "$MOD" 2>/dev/null; ok=1; }
+	for f in report.txt cross.csv cross.json summary.csv host/runs/cross/parkbase/1.json; do
+		[ -s "$r/$f" ] || { say "FAIL: no $r/$f"; ok=1; }
+	done
+	for want in '^   (this kernel has no parking switch: base numbers only)' '^group base: 1 run,'; do
+		grep -q "$want" "$r/report.txt" 2>/dev/null || { say "FAIL: report.txt has no line /$want/"; ok=1; }
+	done
+	grep -q '^cross,base,1,' "$r/summary.csv" 2>/dev/null ||
+		{ say "FAIL: summary.csv has no base run of cross"; ok=1; }
+	return "$ok"
+}
+
 # shellcheck disable=SC2317 # called through run_suite
 check_kunit() {
 	k=$S/kunit
@@ -225,7 +267,11 @@ for suite in "$@"; do
 		run_suite kunit check_kunit
 		;;
 	host-mode)
-		run_suite host-mode check_host_mode
+		if [ "$kernel" = base ]; then
+			run_suite host-mode check_host_mode_base
+		else
+			run_suite host-mode check_host_mode
+		fi
 		;;
 	race-widen)
 		run_suite race-widen sh "$S/tools/guest/race-widen.sh"
