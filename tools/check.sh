@@ -260,9 +260,8 @@ do_debug_gate() {
 
 # ---- main ---------------------------------------------------------------
 
-all_steps=(deps shellcheck slabstat-host host-refusals docs kernel-source checkpatch series-bisect
-	bench-patches
-	matrix-numa-off matrix-stats-off matrix-tiny matrix-rt matrix-i386
+all_steps=(deps shellcheck slabstat-host host-refusals docs kernel-source checkpatch
+	series-bisect bench-patches matrix-numa-off matrix-stats-off matrix-tiny matrix-rt matrix-i386
 	kernel-patched kernel-base guest-patched guest-base race-widen debug-gate)
 full_steps=(boot-rt boot-numa-off kunit-mutants)
 if [ "${1:-}" = --full ]; then

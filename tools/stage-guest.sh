@@ -69,7 +69,7 @@ for f in lockstat-report.sh slabstat/tests/guest-window.sh; do
 done
 # make run HOST=1 as a tester runs it (the guest suite host-mode)
 for f in lib.sh run.sh run-host.sh report-runs.sh summarize-runs.sh summarize-sweep.sh \
-	summarize-lockstat.sh plot-runs.sh; do
+	summarize-lockstat.sh summarize-measure.sh plot-runs.sh; do
 	cp "$SLABPARK_TOP/tools/$f" "$stage/tools/"
 done
 echo "$stage"
