@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# 'make check': every test of the project, as one KTAP stream ending in
-# "N passed, N failed, N skipped".  Each step's full output is kept in
-# $SLABPARK_CACHE/logs/check/<step>.log and its path is printed on failure.
+# 'make check': every test of the project, as one KTAP stream (one test
+# per step; the step's output, its own TAP/KTAP included, as "# "
+# diagnostic lines) ending in "# check: N passed, N failed, N skipped".
+# Each step's full output is kept in $SLABPARK_CACHE/logs/check/<step>.log
+# and its path is printed on failure.
 #
 # Usage: tools/check.sh [STEP...]      (default: all steps; see 'steps' below)
 #        tools/check.sh --full         all steps and the check-full ones:
@@ -34,7 +36,7 @@ step() {
 	t0=$(date +%s)
 	sp_stage "check $n: $name"
 	set +e
-	( set -e; "$fn" "$@" ) 2>&1 | tee "$LOGS/$name.log" | sed -u 's/^/    /'
+	( set -e; "$fn" "$@" ) 2>&1 | tee "$LOGS/$name.log" | sed -u 's/^/#   /'
 	rc=${PIPESTATUS[0]}
 	set -e
 	local dt=$(( $(date +%s) - t0 ))
@@ -274,7 +276,7 @@ else
 	steps=("${all_steps[@]}")
 fi
 
-echo "TAP version 13"
+echo "KTAP version 1"
 echo "1..${#steps[@]}"
 for s in "${steps[@]}"; do
 	case "$s" in
@@ -306,5 +308,5 @@ if [ ${#failures[@]} -gt 0 ]; then
 	printf '#   %s\n' "${failures[@]}"
 fi
 echo "# make check took $(sp_elapsed)"
-echo "check: $passed passed, $failed failed, $skipped skipped"
+echo "# check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
