@@ -61,7 +61,7 @@ cp "$bash_static" "$stage/bin/bash"
 
 ksft=$stage/kselftest
 sp_run_logged "$SLABPARK_LOGDIR/selftest-install.log" "building and installing selftests/slub_park" \
-	"$SLABPARK_TOP/selftests/slub_park/install-kselftest.sh" "$src" "$ksft" "$stage/mm/slub_stress.ko"
+	"$SLABPARK_TOP/selftests/slub_park/install-kselftest.sh" "$src" "$ksft" "$bdir"
 
 cp -a "$SLABPARK_TOP/tools/guest" "$stage/tools/"
 for f in lockstat-report.sh slabstat/tests/guest-window.sh; do

@@ -1,14 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# install-kselftest.sh KSRC DEST [SLUB_STRESS_KO]
+# install-kselftest.sh KSRC DEST [KDIR]
 #
-# Assemble a run_kselftest.sh layout in DEST with the slub_park collection:
+# Assemble a run_kselftest.sh layout in DEST with the slub_park collection,
+# as 'make install' of tools/testing/selftests would for an in-tree one:
 #   DEST/run_kselftest.sh
 #   DEST/kselftest/{runner.sh,ktap_helpers.sh,prefix.pl,module.sh}
-#   DEST/slub_park/{ksft_slub_park.sh,slub_park.sh,slub_park_sysfs,splat.ere,
-#                   param_fuzz.txt,config,settings}
-#   DEST/slub_park/slub_stress.ko          (when SLUB_STRESS_KO is given)
+#   DEST/slub_park/...                     (make install of the collection,
+#                                           the module in slub_stress/,
+#                                           built against KDIR)
 #   DEST/kselftest-list.txt                (slub_park entries appended once)
 # Then: DEST/run_kselftest.sh -c slub_park
 #
@@ -17,12 +18,12 @@
 set -eu
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
-	echo "usage: $0 KSRC DEST [SLUB_STRESS_KO]" >&2
+	echo "usage: $0 KSRC DEST [KDIR]" >&2
 	exit 2
 fi
 KSRC=$1
 DEST=$2
-KO=${3:-}
+KDIR=${3:-/lib/modules/$(uname -r)/build}
 HERE=$(cd "$(dirname "$0")" && pwd)
 SELFTESTS=$KSRC/tools/testing/selftests
 COLLECTION=slub_park
@@ -31,8 +32,8 @@ if [ ! -r "$SELFTESTS/lib.mk" ]; then
 	echo "$0: $SELFTESTS/lib.mk not found (KSRC must be a kernel source tree)" >&2
 	exit 1
 fi
-if [ -n "$KO" ] && [ ! -f "$KO" ]; then
-	echo "$0: module $KO not found" >&2
+if [ ! -f "$KDIR/Module.symvers" ]; then
+	echo "$0: $KDIR is not a kernel build (no Module.symvers)" >&2
 	exit 1
 fi
 
@@ -48,12 +49,9 @@ done
 # clobbers a host build there.
 BUILD=$(mktemp -d "${TMPDIR:-/tmp}/slub_park_build.XXXXXX")
 trap 'rm -rf "$BUILD"' EXIT
-make -s -C "$HERE" KSRC="$KSRC" OUTPUT="$BUILD" \
+make -s -C "$HERE" KSRC="$KSRC" KDIR="$KDIR" OUTPUT="$BUILD" \
 	USERLDFLAGS="${USERLDFLAGS--static}" \
 	INSTALL_PATH="$DEST/$COLLECTION" install
-if [ -n "$KO" ]; then
-	cp "$KO" "$DEST/$COLLECTION/slub_stress.ko"
-fi
 
 LIST=$DEST/kselftest-list.txt
 touch "$LIST"

@@ -11,8 +11,8 @@
 #   key=val  load the module with these parameters (checked against modinfo),
 #            do one run and check it finished cleanly
 #
-# Module lookup: $SLUB_STRESS_KO, ./slub_stress.ko (next to this script),
-# ../../mm/slub_stress.ko (repository layout), then modinfo -n / modprobe -n.
+# The module: slub_stress/slub_stress.ko next to this script (built and
+# installed with the collection by lib.mk, TEST_GEN_MODS_DIR).
 #
 # Output is KTAP; exit 0 when all tests pass, 1 when one failed, 4 when all
 # were skipped.  POSIX sh; runs under busybox ash.
@@ -241,29 +241,13 @@ fuzz_cases() {
 # --------------------------------------------------------------------------
 # Module handling.
 
+# The module sits at one place of the installed collection (and of the
+# source tree once built): slub_stress/slub_stress.ko, built by lib.mk
+# (TEST_GEN_MODS_DIR) for the kernel of KDIR.
 find_module() {
-	if [ -n "${SLUB_STRESS_KO:-}" ]; then
-		if [ -f "$SLUB_STRESS_KO" ]; then
-			KO=$SLUB_STRESS_KO
-			return 0
-		fi
-		MODULE_MISSING="SLUB_STRESS_KO=$SLUB_STRESS_KO is not a file"
-		return 1
-	fi
-	for fm_f in "$SCRIPT_DIR/$MOD.ko" "$SCRIPT_DIR/../../mm/$MOD.ko"; do
-		if [ -f "$fm_f" ]; then
-			KO=$fm_f
-			return 0
-		fi
-	done
-	if modprobe -n "$MOD" > /dev/null 2>&1; then
-		fm_f=$(modinfo -n "$MOD" 2>/dev/null)
-		if [ -n "$fm_f" ] && [ -f "$fm_f" ]; then
-			KO=$fm_f
-			return 0
-		fi
-	fi
-	MODULE_MISSING="$MOD.ko not found (set SLUB_STRESS_KO, or install it next to $0)"
+	KO=$SCRIPT_DIR/$MOD/$MOD.ko
+	[ -f "$KO" ] && return 0
+	MODULE_MISSING="$KO not found: build it with make -C $SCRIPT_DIR KSRC=<kernel tree> KDIR=<kernel build>"
 	return 1
 }
 
@@ -1342,8 +1326,9 @@ usage() {
 	echo "  stress   long runs, minutes"
 	echo "  key=val  load $MOD with these parameters, one run, check it"
 	echo
-	echo "Environment: SLUB_STRESS_KO (module path), KSRC (a kernel tree, for"
-	echo "  ktap_helpers.sh when not run from a kselftest install)"
+	echo "The module: $SCRIPT_DIR/$MOD/$MOD.ko (lib.mk builds it: TEST_GEN_MODS_DIR)"
+	echo "Environment: KSRC (a kernel tree, for ktap_helpers.sh when not run"
+	echo "  from a kselftest install)"
 	if [ -n "$KO" ]; then
 		echo
 		echo "Module parameters ($KO):"

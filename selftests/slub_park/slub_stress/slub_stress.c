@@ -1,0 +1,1 @@
+../../../mm/slub_stress.c
