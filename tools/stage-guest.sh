@@ -53,8 +53,8 @@ if [ -f "$bdir/lib/tests/slub_kunit.ko" ]; then
 fi
 
 sp_run_logged "$SLABPARK_LOGDIR/slabstat-static.log" "building slabstat (static)" \
-	make -C "$SLABPARK_TOP/tools/slabstat" STATIC=1 slabstat
-cp "$SLABPARK_TOP/tools/slabstat/slabstat" "$stage/bin/"
+	make -C "$SLABPARK_TOP/tools/slabstat" STATIC=1 static/slabstat
+cp "$SLABPARK_TOP/tools/slabstat/static/slabstat" "$stage/bin/"
 bash_static=$(command -v bash-static) ||
 	sp_die "bash-static is missing (apt-get install bash-static, or tools/install-deps.sh)"
 cp "$bash_static" "$stage/bin/bash"
