@@ -258,15 +258,20 @@ free_cpus() {
 # holds the frees of a run; kmem_cache_shrink() releases this cache's
 # objects (kasan_cache_shrink()) on the calling CPU, so that the frees
 # reach the slabs, and park, during the run.  A failed shrink is written
-# to $OUT/shrink-errors.
+# to $OUT/shrink-errors; each shrink done adds a line to $OUT/shrinks, so
+# that a run that parked nothing says whether any shrink ran.
 shrink_during_run() {
 	for c in $(echo "$1" | awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) print c } }'); do
 		# shellcheck disable=SC2016 # expanded by the inner sh
 		taskset -c "$c" sh -c '
 			while [ "$(cat "$1/status")" = running ]; do
-				echo 1 2>>"$3" >"$2/shrink" || echo "shrink failed on CPU $4" >>"$3"
+				if echo 1 2>>"$3" >"$2/shrink"; then
+					echo "$4" >>"$5"
+				else
+					echo "shrink failed on CPU $4" >>"$3"
+				fi
 				sleep 0.05
-			done' shrink "$DBG" "$SLAB" "$OUT/shrink-errors" "$c" &
+			done' shrink "$DBG" "$SLAB" "$OUT/shrink-errors" "$c" "$OUT/shrinks" &
 	done
 }
 
@@ -284,7 +289,7 @@ stress_run() {
 	fi
 	objects_base
 	zero_stats
-	rm -f "$OUT/shrink-errors"
+	rm -f "$OUT/shrink-errors" "$OUT/shrinks"
 	if ! wr "$DBG/run" 1; then
 		bad "$what: echo 1 > run: $WERR"
 		dmesg_tail
@@ -306,7 +311,9 @@ stress_run() {
 	fi
 	fr=$(rval frees)
 	[ "${fr:-0}" -gt 0 ] || bad "$what: no frees"
-	say "$what: $(rval frees) frees, $(rval ops_per_sec) ops/s, remote $(rval remote_free_pct)%, alloc_failures $(rval alloc_failures), parked during the run: $RUN_PARKS slabs (park_slab)"
+	nshrink=0
+	[ -f "$OUT/shrinks" ] && nshrink=$(wc -l <"$OUT/shrinks")
+	say "$what: $(rval frees) frees, $(rval ops_per_sec) ops/s, remote $(rval remote_free_pct)%, alloc_failures $(rval alloc_failures), $nshrink shrinks during the run, parked during the run: $RUN_PARKS slabs (park_slab)"
 	if [ "${4:-0}" = 1 ] && has_stats && [ "$RUN_PARKS" = 0 ]; then
 		bad "$what: park=$3 and no slab parked during the run (park_slab 0 before the final shrink)"
 	fi
