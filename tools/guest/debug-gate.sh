@@ -262,23 +262,25 @@ free_cpus() {
 # that a run that parked nothing says whether any shrink ran.
 shrink_during_run() {
 	for c in $(echo "$1" | awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) print c } }'); do
-		# Cheap and favoured: the run's kthreads keep these CPUs busy,
-		# and a loop that forks to read the status got 0 or 1 shrinks
-		# in a 6 s cross run of the slab_park=2 boot (its park=2 run
-		# then parked nothing during the run): read is a builtin, and
-		# renice -10 gives the loop the CPU at the kthreads' next
-		# cond_resched().
+		# Fork-free and favoured: the run's kthreads keep these CPUs
+		# busy, and a loop that forked cat and sleep got 0 to 7 shrinks
+		# in a 6 s run under TCG + KASAN (a park=2 run then parked
+		# nothing during the run, make check-full 2026-12-01).  Only
+		# builtins: read for the status, echo, and read -t on a FIFO
+		# that nobody writes for the 50 ms pause; renice -10 gives the
+		# loop the CPU at the kthreads' next cond_resched().
 		# shellcheck disable=SC2016 # expanded by the inner sh
 		taskset -c "$c" sh -c '
 			renice -n -10 -p $$ >/dev/null
+			mkfifo "$6" && exec 3<>"$6" && rm -f "$6"
 			while read -r st <"$1/status" && [ "$st" = running ]; do
 				if echo 1 2>>"$3" >"$2/shrink"; then
 					echo "$4" >>"$5"
 				else
 					echo "shrink failed on CPU $4" >>"$3"
 				fi
-				sleep 0.05
-			done' shrink "$DBG" "$SLAB" "$OUT/shrink-errors" "$c" "$OUT/shrinks" &
+				read -r -t 0.05 _ <&3
+			done' shrink "$DBG" "$SLAB" "$OUT/shrink-errors" "$c" "$OUT/shrinks" "$OUT/pause.$c" &
 	done
 }
 
