@@ -340,6 +340,11 @@ stress_run() {
 # the same node's list_lock).
 PARK1_PARKS=0
 PARK1_RUNS=0
+# Run length of the stress runs: with every CPU busy with the run's
+# kthreads, one kmem_cache_shrink() (and its sheaf flush on every CPU) took
+# more than the 1.5 s runs of before under TCG + KASAN, so that some runs
+# saw no shrink, and no park, at all; 5 s leave room for a few.
+STRESS_MS=5000
 t_stress() {
 	for pl in cross local balanced; do
 		for v in park1 park1-nosheaves park2-nosheaves; do
@@ -349,7 +354,7 @@ t_stress() {
 			m=${m%%-*}
 			ns=0
 			case $v in *-nosheaves) ns=1 ;; esac
-			if ! insmod "$KO" placement=$pl duration_ms=1500 no_sheaves=$ns; then
+			if ! insmod "$KO" placement=$pl duration_ms=$STRESS_MS no_sheaves=$ns; then
 				bad "$name: insmod failed"
 				dmesg_tail
 				tp_end "$name"
@@ -391,7 +396,7 @@ t_stress() {
 	extra=0
 	while [ "$PARK1_PARKS" = 0 ] && [ $extra -lt 5 ]; do
 		extra=$((extra + 1))
-		if ! insmod "$KO" placement=local duration_ms=1500 no_sheaves=1; then
+		if ! insmod "$KO" placement=local duration_ms=$STRESS_MS no_sheaves=1; then
 			bad "park1 extra run $extra: insmod failed"
 			break
 		fi
