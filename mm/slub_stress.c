@@ -619,7 +619,12 @@ static int ss_alloc_fn(void *arg)
 	unsigned int i;
 
 	ss_gate(t);
-	while (!READ_ONCE(run->stop)) {
+	/*
+	 * At least one batch, even if the run is stopped already: a run of a
+	 * few ms may end before this thread first runs, and a run that
+	 * allocated nothing cannot be checked.
+	 */
+	do {
 		bool sample = !(t->calls++ & mask);
 		struct ss_ring *r;
 		u64 t0 = 0;
@@ -651,7 +656,7 @@ static int ss_alloc_fn(void *arg)
 			t->next_ring = 0;
 		ss_push(t, r, t->objs, n);
 		cond_resched();
-	}
+	} while (!READ_ONCE(run->stop));
 
 	/* pairs with ss_producers_done(): our last produce is visible */
 	smp_store_release(&t->done, true);
