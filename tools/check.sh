@@ -255,9 +255,18 @@ do_kunit_mutants() {
 	tools/kunit-mutants.sh
 }
 
+# The debug gate's default boot in make check (slub_kunit, the kselftest,
+# stress runs with park=1 and park=2, fuzz, rmmods, kmemleak); its
+# slab_park=2 boot (every cache of the system parking from boot under
+# KASAN and lockdep) in make check-full, to keep make check within 10 min
+# warm.
 do_debug_gate() {
 	[ "${CHECK_DEBUG:-1}" != 0 ] || { echo "CHECK_DEBUG=0: debug gate not run"; return 4; }
-	tools/debug-gate.sh
+	tools/debug-gate.sh --boots default
+}
+do_debug_gate_park2() {
+	[ "${CHECK_DEBUG:-1}" != 0 ] || { echo "CHECK_DEBUG=0: debug gate not run"; return 4; }
+	tools/debug-gate.sh --boots park2
 }
 
 # ---- main ---------------------------------------------------------------
@@ -265,7 +274,7 @@ do_debug_gate() {
 all_steps=(deps shellcheck slabstat-host host-refusals docs kernel-source checkpatch
 	series-bisect bench-patches matrix-numa-off matrix-stats-off matrix-tiny matrix-rt matrix-i386
 	kernel-patched kernel-base guest-patched guest-base race-widen debug-gate)
-full_steps=(boot-rt boot-numa-off kunit-mutants)
+full_steps=(debug-gate-park2 boot-rt boot-numa-off kunit-mutants)
 if [ "${1:-}" = --full ]; then
 	[ $# -eq 1 ] || { echo "check.sh: --full takes no steps" >&2; exit 2; }
 	shift
@@ -296,6 +305,7 @@ for s in "${steps[@]}"; do
 	guest-base) step guest-base do_guest_base ;;
 	race-widen) step race-widen do_race_widen ;;
 	debug-gate) step debug-gate do_debug_gate ;;
+	debug-gate-park2) step debug-gate-park2 do_debug_gate_park2 ;;
 	boot-rt) step boot-rt do_boot_rt ;;
 	boot-numa-off) step boot-numa-off do_boot_numa_off ;;
 	kunit-mutants) step kunit-mutants do_kunit_mutants ;;

@@ -343,8 +343,8 @@ PARK1_RUNS=0
 # Run length of the stress runs: with every CPU busy with the run's
 # kthreads, one kmem_cache_shrink() (and its sheaf flush on every CPU) took
 # more than the 1.5 s runs of before under TCG + KASAN, so that some runs
-# saw no shrink, and no park, at all; 5 s leave room for a few.
-STRESS_MS=5000
+# saw no shrink, and no park, at all; 3 s leave room for a few.
+STRESS_MS=3000
 t_stress() {
 	for pl in cross local balanced; do
 		for v in park1 park1-nosheaves park2-nosheaves; do
