@@ -97,9 +97,7 @@ sp_stage "module and tools staged for the guest"
 results=${RESULTS_DIR:-$SLABPARK_TOP/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 nplace=$(echo "$PLACEMENTS" | wc -w)
-nmodes=3
-[ "$MEASURE" = 0 ] || nmodes=4
-tmo=$((nplace * RUNS * nmodes * (DURATION_MS / 1000 + 4) + 300))
+tmo=$((nplace * RUNS * 3 * (DURATION_MS / 1000 + 4) + 300))
 [ -z "$SWEEP" ] || tmo=$((tmo * 8 / 3))
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} tools/vm/run-guest.sh --kernel "$bdir" \
 	--stage "$stage:." --nodes "$NODES" --cpus-per-node "$CPUS_PER_NODE" \

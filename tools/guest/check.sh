@@ -71,6 +71,23 @@ host_run() {
 	env HOST=1 HOST_MODULE="$KO" SLABSTAT="$S/bin/slabstat" $HM_ENV bash "$S/tools/run.sh" "$@"
 }
 
+# expect_refusal NAME WHEN REGEX: make run HOST=1 must refuse WHEN with
+# exactly one line on stderr matching REGEX and nothing on stdout
+# (outputs in $hm/NAME.out and .err); false otherwise, saying why.
+# shellcheck disable=SC2317 # called from check_host_mode*
+expect_refusal() {
+	if host_run >"$hm/$1.out" 2>"$hm/$1.err"; then
+		say "FAIL: make run HOST=1 ran $2"
+		return 1
+	fi
+	if [ "$(wc -l <"$hm/$1.err")" != 1 ] || [ -s "$hm/$1.out" ] ||
+	   ! grep -q "$3" "$hm/$1.err"; then
+		say "FAIL: $2, want one refusal line, got: $(cat "$hm/$1.out" "$hm/$1.err")"
+		return 1
+	fi
+	say "refused $2: $(cat "$hm/$1.err")"
+}
+
 # shellcheck disable=SC2317 # called through run_suite
 check_host_mode() {
 	[ -x "$S/bin/bash" ] || { say "FAIL: no $S/bin/bash staged (bash-static)"; return 1; }
@@ -93,16 +110,7 @@ check_host_mode() {
 
 	# a module loaded before: refused in one line, and left loaded
 	insmod "$KO" || { say "FAIL: insmod $KO"; return 1; }
-	if host_run >"$hm/loaded.out" 2>"$hm/loaded.err"; then
-		say "FAIL: make run HOST=1 ran with $MOD loaded"
-		ok=1
-	elif [ "$(wc -l <"$hm/loaded.err")" != 1 ] || [ -s "$hm/loaded.out" ] ||
-	     ! grep -q '^slabpark: error: slub_stress is already loaded' "$hm/loaded.err"; then
-		say "FAIL: with $MOD loaded, want one refusal line, got: $(cat "$hm/loaded.out" "$hm/loaded.err")"
-		ok=1
-	else
-		say "module loaded before: $(cat "$hm/loaded.err")"
-	fi
+	expect_refusal loaded "with $MOD loaded" '^slabpark: error: slub_stress is already loaded' || ok=1
 	mod_loaded || { say "FAIL: the refusal removed a module it had not loaded"; ok=1; }
 	rmmod "$MOD" 2>/dev/null
 
@@ -184,16 +192,8 @@ check_host_mode_base() {
 	mkdir -p "$hm"
 	ok=0
 	HM_ENV=
-	if host_run >"$hm/unpatched.out" 2>"$hm/unpatched.err"; then
-		say "FAIL: make run HOST=1 ran on the base kernel without HOST_BASE_ONLY=1"
-		ok=1
-	elif [ "$(wc -l <"$hm/unpatched.err")" != 1 ] || [ -s "$hm/unpatched.out" ] ||
-	     ! grep -q '^slabpark: error: kernel .* has no park switch .*unpatched.*HOST_BASE_ONLY=1' "$hm/unpatched.err"; then
-		say "FAIL: on the base kernel, want one refusal line, got: $(cat "$hm/unpatched.out" "$hm/unpatched.err")"
-		ok=1
-	else
-		say "base kernel: $(cat "$hm/unpatched.err")"
-	fi
+	expect_refusal unpatched "on the base kernel without HOST_BASE_ONLY=1" \
+		'^slabpark: error: kernel .* has no park switch .*unpatched.*HOST_BASE_ONLY=1' || ok=1
 	mod_loaded && { say "FAIL: $MOD loaded after the refusal"; rmmod "$MOD" 2>/dev/null; ok=1; }
 
 	HM_ENV="HOST_BASE_ONLY=1 RUNS=1 DURATION_MS=1000 PLACEMENTS=cross RESULTS_DIR=$hm/results"

@@ -13,9 +13,8 @@
 #   SLABSTAT       the slabstat binary (default: slabstat from PATH)
 #
 # For each placement, RUNS rounds of park=0, park=1, park=2 (alternating,
-# so drift cancels), each on a shrunk cache with zeroed counters; on the
-# measurement kernel (tools/patches/measure-parking.patch, which has park
-# mode 3) park=3 too.  The footprint of each run is added to its results
+# so drift cancels), each on a shrunk cache with zeroed counters.  The
+# footprint of each run is added to its results
 # file: shrunk_slabs (slabs after the shrink before the run: the baseline,
 # whatever the previous run left), peak_slabs (most slabs seen, sampled
 # every 0.1 s), rest_slabs and
@@ -59,11 +58,6 @@ trap 'rmmod slub_stress 2>/dev/null; rm -rf "$snaps"' EXIT
 if [ -f "$SYS/park" ]; then
 	modes="0 1 2"
 	echo "# parking switch present: comparing park=0 (off), 1 (trylock+park), 2 (always park)"
-	# the measurement kernel's experiment: partial -> empty trylocks too
-	if echo 3 2>/dev/null >"$SYS/park"; then
-		modes="0 1 2 3"
-		echo "# measurement kernel: park=3 (1 + partial -> empty trylock) too"
-	fi
 else
 	modes=base
 	echo "# this kernel has no /sys/kernel/slab/$CACHE/park switch (unpatched or without patch 4):"
