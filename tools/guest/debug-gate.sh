@@ -67,6 +67,7 @@ STRESS_RUNS=0
 PARKS=0
 LEAKS=0
 CASE_BAD=0
+FAILED=
 
 # Result of one test point: pass when no case of it went wrong.
 # The comment of each result line ends with the test point's wall time.
@@ -84,6 +85,7 @@ tp_end() {
 	else
 		echo "not ok $TESTNO $1 # $c"
 		NFAIL=$((NFAIL + 1))
+		FAILED="$FAILED${FAILED:+,}$1"
 	fi
 }
 tp_skip() {
@@ -783,5 +785,5 @@ tp_end dmesg "$probs problem lines"
 echo "1..$TESTNO"
 say "debug gate '$LABEL': kunit cases $KUNIT_PASS passed/$KUNIT_FAIL failed/$KUNIT_SKIP skipped," \
 	"fuzz $FUZZ cases ($FUZZ_BAD bad), $RMMODS rmmods mid-run, $STRESS_RUNS stress runs ($PARKS slabs parked), $LEAKS leaks"
-echo "SLABPARK-DEBUG-GATE label=$LABEL pass=$NPASS fail=$NFAIL skip=$NSKIP kunit_pass=$KUNIT_PASS kunit_park=$KUNIT_PARK kunit_fail=$KUNIT_FAIL kunit_skip=$KUNIT_SKIP fuzz=$FUZZ fuzz_bad=$FUZZ_BAD rmmods=$RMMODS stress_runs=$STRESS_RUNS parks=$PARKS leaks=$LEAKS"
+echo "SLABPARK-DEBUG-GATE label=$LABEL pass=$NPASS fail=$NFAIL failed=${FAILED:-none} skip=$NSKIP kunit_pass=$KUNIT_PASS kunit_park=$KUNIT_PARK kunit_fail=$KUNIT_FAIL kunit_skip=$KUNIT_SKIP fuzz=$FUZZ fuzz_bad=$FUZZ_BAD rmmods=$RMMODS stress_runs=$STRESS_RUNS parks=$PARKS leaks=$LEAKS"
 [ "$NFAIL" = 0 ]
