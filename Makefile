@@ -38,16 +38,16 @@ run:
 	@tools/run.sh
 
 check:
-	@tools/check.sh
+	@tools/check/check.sh
 
 check-full:
-	@tools/check.sh --full
+	@tools/check/check.sh --full
 
 soak:
-	@tools/soak.sh
+	@tools/check/soak.sh
 
 kernel:
-	@tools/build-kernel.sh
+	@tools/kernel/build-kernel.sh
 
 slabstat:
 	$(MAKE) -C tools/slabstat

@@ -4,8 +4,8 @@
 # 'make run HOST=1': the comparison of 'make run' on this machine, a 2-node
 # box already booted into the patched kernel, without a VM.  Checks the
 # prerequisites, builds the module for the running kernel (KDIR), runs
-# tools/guest/compare.sh here, and writes the report of make run
-# (tools/report-runs.sh) to results/<date>-<time>/, the raw data and logs
+# tools/guest/guest-compare.sh here, and writes the report of make run
+# (tools/report/report-runs.sh) to results/<date>-<time>/, the raw data and logs
 # to its host/ directory.
 #
 # Usage: HOST=1 tools/run.sh [--check-only]     (make run HOST=1; run.sh
@@ -33,7 +33,7 @@
 #                       numbers only
 #   SLABSTAT=PATH       a slabstat binary (default: tools/slabstat/slabstat,
 #                       built here)
-#   SLABPARK_SYSFS=DIR  TEST ONLY (tools/test-run-host.sh): the prerequisite
+#   SLABPARK_SYSFS=DIR  TEST ONLY (tools/check/test-run-host.sh): the prerequisite
 #                       checks read DIR instead of /sys; only with --check-only
 #
 # A trap removes the module on every exit, interrupt included; the
@@ -182,7 +182,7 @@ sp_stage "comparing on this host ($shape): RUNS=$RUNS DURATION_MS=$DURATION_MS P
 set -m
 (
 	SLABPARK_DIR=$SLABPARK_TOP SLABPARK_KO=$module SLABPARK_OUT=$data \
-		sh tools/guest/compare.sh "$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT" "$SWEEP" \
+		sh tools/guest/guest-compare.sh "$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT" "$SWEEP" \
 		</dev/null 2>&1 | tee "$data/compare.log"
 ) &
 compare_pid=$!
@@ -193,7 +193,7 @@ compare_pid=
 [ "$crc" = 0 ] || sp_die "the comparison failed with status $crc (log: $data/compare.log)"
 [ -d "$data/runs" ] || sp_die "the comparison left no run data in $data"
 
-tools/report-runs.sh "$results" "$data" "$shape"
+tools/report/report-runs.sh "$results" "$data" "$shape"
 # results owned by who ran sudo, not root
 if [ -n "${SUDO_UID:-}" ] && [ -n "${SUDO_GID:-}" ]; then
 	chown -R "$SUDO_UID:$SUDO_GID" "$results" 2>/dev/null || true

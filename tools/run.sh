@@ -16,13 +16,13 @@
 #                      and 1, cross and local; a table of the sweep
 #   LOCKSTAT=1         use a CONFIG_LOCK_STAT kernel and report &n->list_lock:
 #                      medians with ranges, call sites, parks against the
-#                      waits in __slab_free() (tools/summarize-lockstat.sh)
+#                      waits in __slab_free() (tools/report/summarize-lockstat.sh)
 #   MEASURE=1          use the measurement kernel (the series + the bench-only
-#                      tools/patches/measure-parking.patch): free objects per
+#                      tools/kernel/bench-patches/measure-parking.patch): free objects per
 #                      unparked slab, refill scan length, the list_lock
 #                      acquisitions and waits in __slab_free() by transition,
 #                      and park=3, the partial -> empty trylock experiment
-#                      (tools/summarize-measure.sh); with LOCKSTAT=1 too
+#                      (tools/report/summarize-measure.sh); with LOCKSTAT=1 too
 #   PATCHES=none       the unpatched base (nothing can be switched)
 #   KSRC=/path         your own 7.3 tree, built as is
 #   RESULTS_DIR=DIR    where tables, CSV/JSON and the plot go
@@ -42,7 +42,7 @@ MEASURE=${MEASURE:-0}
 SWEEP=${SWEEP:-}
 case "$SWEEP" in ''|sheaf) ;; *) sp_die "SWEEP=$SWEEP: the only sweep is 'sheaf'" ;; esac
 # The sheaf sweep: cross and local, park=0 and 1, at 1, 2, 4, 8 times the
-# default sheaf capacity (tools/guest/compare.sh)
+# default sheaf capacity (tools/guest/guest-compare.sh)
 [ "$SWEEP" = sheaf ] && PLACEMENTS=${PLACEMENTS:-cross local}
 # With lock_stat, a run has a few hundred contentions and their count
 # varies a lot from run to run: 10 rounds by default, so that the modes
@@ -90,8 +90,8 @@ tools/install-deps.sh
 cfg=()
 [ "$LOCKSTAT" = 1 ] && cfg=(--config lockstat)
 [ "$MEASURE" = 1 ] && cfg+=(--variant measure)
-bdir=$(tools/build-kernel.sh "${cfg[@]}")
-stage=$(tools/stage-guest.sh "$bdir")
+bdir=$(tools/kernel/build-kernel.sh "${cfg[@]}")
+stage=$(tools/vm/stage-guest.sh "$bdir")
 sp_stage "module and tools staged for the guest"
 
 results=${RESULTS_DIR:-$SLABPARK_TOP/results/$(date +%Y%m%d-%H%M%S)}
@@ -101,9 +101,9 @@ tmo=$((nplace * RUNS * 3 * (DURATION_MS / 1000 + 4) + 300))
 [ -z "$SWEEP" ] || tmo=$((tmo * 8 / 3))
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} tools/vm/run-guest.sh --kernel "$bdir" \
 	--stage "$stage:." --nodes "$NODES" --cpus-per-node "$CPUS_PER_NODE" \
-	--out "$results/guest" -- tools/guest/compare.sh \
+	--out "$results/guest" -- tools/guest/guest-compare.sh \
 	"$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT" "$SWEEP"
 [ -d "$results/guest/files/runs" ] || sp_die "the guest returned no run data ($results/guest)"
 
 export RUNS DURATION_MS PLACEMENTS LOCKSTAT MEASURE SWEEP
-tools/report-runs.sh "$results" "$results/guest/files" "$NODES nodes x $CPUS_PER_NODE vCPUs, TCG"
+tools/report/report-runs.sh "$results" "$results/guest/files" "$NODES nodes x $CPUS_PER_NODE vCPUs, TCG"

@@ -5,9 +5,11 @@
 # SLUB behaviour under cross-node frees, and the slab parking series when the
 # kernel has it (/sys/kernel/slab/<cache>/{park,parked,park_slab,...}).
 #
-# Usage: slub_park.sh [smoke | stress | help | key=val ...]
+# Usage: slub_park.sh [smoke | stress | fuzz | help | key=val ...]
 #   smoke    short runs (about 1 s each); the CI default (ksft_slub_park.sh)
 #   stress   longer runs (tens of seconds each), plus a bulk (batch) run
+#   fuzz     only the parameter tests, with every case of param_fuzz.txt
+#            (the debug gate's; smoke and stress take the ksft lines)
 #   key=val  load the module with these parameters (checked against modinfo),
 #            do one run and check it finished cleanly
 #
@@ -210,7 +212,7 @@ splat_since_canary() {
 
 # --------------------------------------------------------------------------
 # Parameter fuzz cases: param_fuzz.txt next to this script, shared with the
-# debug gate (tools/guest/debug-gate.sh); its header gives the format.
+# debug gate (tools/guest/guest-debug-gate.sh); its header gives the format.
 
 FUZZ_CASES=$SCRIPT_DIR/param_fuzz.txt
 
@@ -227,7 +229,9 @@ fuzz_words() {
 	FZ_ALL_THREADS1=$((4 * $(grep -c '^processor' /proc/cpuinfo) + 1))
 }
 
-# fuzz_cases KIND: this test's (ksft) lines of KIND, as "EXPECT NAME ARGS".
+# fuzz_cases KIND: the lines of KIND, as "EXPECT NAME ARGS": those marked
+# ksft, and in fuzz mode (FUZZ_ALL=1) the gate's too.
+FUZZ_ALL=0
 fuzz_cases() {
 	sed -e 's/#.*//' \
 	    -e "s/@NR_NODE_IDS@/$FZ_NODE_IDS/g" \
@@ -235,7 +239,13 @@ fuzz_cases() {
 	    -e "s/@THREADS@/$FZ_THREADS/g" \
 	    -e "s/@THREADS+1@/$((FZ_THREADS + 1))/g" \
 	    -e "s/@ALL_THREADS+1@/$FZ_ALL_THREADS1/g" "$FUZZ_CASES" |
-		awk -v kind="$1" '$1 == "ksft" && $2 == kind { $1 = ""; $2 = ""; print }'
+		awk -v kind="$1" -v all="$FUZZ_ALL" \
+			'($1 == "ksft" || all) && $2 == kind { $1 = ""; $2 = ""; print }'
+}
+
+# count_cases KIND: how many cases fuzz_cases KIND gives.
+count_cases() {
+	fuzz_cases "$1" | grep -c .
 }
 
 # --------------------------------------------------------------------------
@@ -510,8 +520,17 @@ t_bad_params_load() {
 		return 1
 	fi
 	ok=0
+	diag "$(count_cases load) load cases"
 	while read -r expect names params; do
 		[ -n "$expect" ] || continue
+		bp_slab=$SLAB
+		case " $params " in
+		*" cache_name="*)
+			bp_slab=${params#*cache_name=}
+			bp_slab=${bp_slab%% *}
+			# cache_name= (empty): no directory to look for
+			bp_slab=${bp_slab:+/sys/kernel/slab/$bp_slab} ;;
+		esac
 		case " $params " in
 		*" placement="*)
 			# With one node, cross and balanced are refused for the
@@ -527,9 +546,16 @@ t_bad_params_load() {
 		canary || return 1
 		# shellcheck disable=SC2086
 		if ld_err=$(insmod "$KO" $params < /dev/null 2>&1); then
-			rmmod "$MOD" 2>/dev/null
 			if [ "$expect" != ok ]; then
 				diag "insmod $params: accepted, expected a refusal ($expect)"
+				ok=1
+			elif [ -n "$bp_slab" ] && [ ! -d "$bp_slab" ]; then
+				diag "insmod $params: loaded without $bp_slab"
+				ok=1
+			fi
+			unload || ok=1
+			if [ -n "$bp_slab" ] && [ -d "$bp_slab" ]; then
+				diag "insmod $params: $bp_slab is left after rmmod"
 				ok=1
 			fi
 			continue
@@ -539,8 +565,8 @@ t_bad_params_load() {
 			ok=1
 			continue
 		fi
-		if mod_loaded; then
-			diag "insmod $params failed but the module is loaded"
+		if mod_loaded || { [ -n "$bp_slab" ] && [ -d "$bp_slab" ]; }; then
+			diag "insmod $params failed but left the module or $bp_slab behind"
 			ok=1
 			continue
 		fi
@@ -767,6 +793,7 @@ t_debugfs_params() {
 		return 1
 	fi
 	ok=0
+	diag "$(count_cases write) write, $(count_cases combo) combo, $(count_cases busy) busy cases"
 	while read -r expect file val; do
 		[ -n "$expect" ] || continue
 		# run and stop are write-only
@@ -1326,9 +1353,10 @@ run_test() {
 # --------------------------------------------------------------------------
 
 usage() {
-	echo "Usage: $0 [smoke | stress | help | key=val ...]"
+	echo "Usage: $0 [smoke | stress | fuzz | help | key=val ...]"
 	echo "  smoke    short runs, seconds (default; CI)"
 	echo "  stress   long runs, minutes"
+	echo "  fuzz     the parameter tests only, every case of param_fuzz.txt"
 	echo "  key=val  load $MOD with these parameters, one run, check it"
 	echo
 	echo "The module: $SCRIPT_DIR/$MOD/$MOD.ko (lib.mk builds it: TEST_GEN_MODS_DIR)"
@@ -1388,6 +1416,11 @@ main() {
 		DUR_MS=30000
 		PARK_DUR_MS=10000
 		MID_S=5 ;;
+	fuzz)
+		FUZZ_ALL=1
+		DUR_MS=1000
+		PARK_DUR_MS=1000
+		MID_S=0.5 ;;
 	*=*)
 		MODE=manual ;;
 	*)
@@ -1454,6 +1487,16 @@ main() {
 		run_test manual_load t_manual_load "$@"
 		run_test manual_run t_manual_run
 		run_test manual_rmmod t_manual_rmmod
+		run_test taint t_taint
+		finish
+	fi
+
+	if [ "$MODE" = fuzz ]; then
+		ktap_set_plan 4
+		diag "module $KO; nodes: $NODES; mode $MODE; kernel $(uname -r)"
+		run_test bad_params_load t_bad_params_load
+		run_test load t_load
+		run_test debugfs_params t_debugfs_params
 		run_test taint t_taint
 		finish
 	fi

@@ -234,7 +234,7 @@ static void csv_num(char *buf, size_t len, const struct stats *s, double v)
 
 /*
  * Wide CSV, one row per metric: the medians of the groups come right
- * after the metric (what tools/plot-runs.sh reads), then the kind, the
+ * after the metric (what tools/report/plot-runs.sh reads), then the kind, the
  * cache, runs/min/max per group and delta/change of each later group.
  */
 static void csv_header(const struct cmp *c)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host-side tests of slabstat, tools/lockstat-report.sh, tools/perf-lock.sh
+# Host-side tests of slabstat, tools/report/lockstat-report.sh, tools/report/perf-lock.sh
 # and the report scripts on fixture trees (no root, no kernel needed; the
 # permission check runs as "nobody" when setpriv is there).
 # KTAP output; exit 1 if any check fails.
@@ -442,7 +442,7 @@ sl diff "$T/broken.json" "$T/p3.json"
 check_rc_msg "error: truncated JSON -> exit 1" 1 "not valid JSON"
 
 # ---------------------------------------------------------------- lockstat-report.sh
-LS=$TOOLS/lockstat-report.sh
+LS=$TOOLS/report/lockstat-report.sh
 ls_line() {
 	printf '%40s:%14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s\n' "$@"
 }
@@ -507,9 +507,9 @@ ERR=$(cat "$T/stderr")
 check_rc_msg "lockstat-report: usage error -> exit 2" 2 "^usage:"
 
 # ---------------------------------------------------------------- summarize-lockstat.sh
-SLS=$TOOLS/summarize-lockstat.sh
+SLS=$TOOLS/report/summarize-lockstat.sh
 mkdir -p "$T/lockstat"
-# (the format of tools/lockstat-report.sh report, checked above)
+# (the format of tools/report/lockstat-report.sh report, checked above)
 printf '%s\n' "label: cross park=0 round 1" "class: &n->list_lock" "contentions: 5002" \
 	"acquisitions: 1000004" "con_bounces: 4322" "acq_bounces: 70003" \
 	"waittime_total_us: 25100.50" "waittime_avg_us: 5.02" "waittime_max_us: 7000.25" \
@@ -557,7 +557,7 @@ ERR=$(cat "$T/stderr")
 check_rc_msg "summarize-lockstat: missing directory -> usage, exit 2" 2 "^usage:"
 
 # ---------------------------------------------------------------- perf-lock.sh
-PL=$TOOLS/perf-lock.sh
+PL=$TOOLS/report/perf-lock.sh
 mkdir -p "$T/bin"
 cat >"$T/bin/perf" <<'FAKE'
 #!/bin/bash
@@ -621,7 +621,7 @@ ERR=$(cat "$T/stderr")
 check_rc_msg "perf-lock: missing perf names the Debian package" 1 "not found.*linux-perf"
 
 # ---------------------------------------------------------------- report scripts
-# tools/summarize-measure.sh and tools/summarize-runs.sh on synthetic runs
+# tools/report/summarize-measure.sh and tools/report/summarize-runs.sh on synthetic runs
 # (the parts of slabstat's delta document and of the module's results
 # file they read)
 mk_run() { # mk_run DIR PLACEMENT MODE ROUND METRIC=DELTA...
@@ -638,8 +638,8 @@ mk_run() { # mk_run DIR PLACEMENT MODE ROUND METRIC=DELTA...
 		printf '\n      }\n    }\n  }\n}\n'
 	} >"$d/$r.json"
 }
-SM=$TOOLS/summarize-measure.sh
-SR=$TOOLS/summarize-runs.sh
+SM=$TOOLS/report/summarize-measure.sh
+SR=$TOOLS/report/summarize-runs.sh
 mk_run "$T/mruns0" cross 0 1 park_slab=0 alloc_slab=5
 OUT=$("$SM" "$T/mruns0")
 check_has "summarize-measure: runs of a kernel without its counters say so" \
@@ -694,7 +694,7 @@ check_eq "summarize-runs: summary.csv has a row per run" 7 "$(wc -l <"$T/mres/su
 # ---------------------------------------------------------------- shellcheck
 if command -v shellcheck >/dev/null 2>&1; then
 	if SC=$(shellcheck -x "$HERE/run.sh" "$HERE/fixtures.sh" "$PL" 2>&1 &&
-		(cd "$TOOLS/.." && shellcheck -x tools/summarize-measure.sh tools/summarize-runs.sh) 2>&1 &&
+		(cd "$TOOLS/.." && shellcheck -x tools/report/summarize-measure.sh tools/report/summarize-runs.sh) 2>&1 &&
 		shellcheck -s sh "$LS" "$HERE/guest-window.sh" 2>&1); then
 		pass "shellcheck: test, perf-lock, lockstat and report scripts clean"
 	else

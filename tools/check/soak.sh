@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # 'make soak DURATION=<seconds>': a randomized long run with invariant
-# checks (tools/guest/soak.sh) on the patched kernel.  Not part of make check.
+# checks (tools/guest/guest-soak.sh) on the patched kernel.  Not part of make check.
 #
 # Environment:
 #   DURATION=600     seconds of stress in the guest (default 600)
 #   NO_SHEAVES=0|1   every load with/without sheaves (default: random,
 #                    1 in 4 loads without: their frees and allocations
 #                    all take the slab slow paths)
-#   DEBUG=1          use the debug kernel (tools/configs/debug.config):
+#   DEBUG=1          use the debug kernel (tools/kernel/configs/debug.config):
 #                    lockdep, KASAN, kmemleak, ... (slower, fewer runs)
 #   PATCHES=none     the unpatched base (no parking to toggle)
 #   KSRC=/path       your own tree, built as is
@@ -21,7 +21,7 @@
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 cd "$SLABPARK_TOP"
 
 DURATION=${DURATION:-600}
@@ -38,8 +38,8 @@ if [ "$DEBUG" = 1 ]; then
 	cfg=(--config debug)
 	margin=$((600 + DURATION / 5))
 fi
-bdir=$(tools/build-kernel.sh "${cfg[@]}")
-stage=$(tools/stage-guest.sh "$bdir")
+bdir=$(tools/kernel/build-kernel.sh "${cfg[@]}")
+stage=$(tools/vm/stage-guest.sh "$bdir")
 stages=()
 for e in "$stage"/*; do
 	stages+=(--stage "$e:$(basename "$e")")
@@ -50,7 +50,7 @@ sp_stage "soak: ${DURATION}s on $bdir (guest timeout $((DURATION + margin))s, ou
 set +e
 tools/vm/run-guest.sh --kernel "$bdir" "${stages[@]}" --nodes "$NODES" \
 	--cpus-per-node "$CPUS_PER_NODE" --timeout "$((DURATION + margin))" \
-	--out "$out" -- tools/guest/soak.sh "$DURATION" "${NO_SHEAVES:-random}"
+	--out "$out" -- tools/guest/guest-soak.sh "$DURATION" "${NO_SHEAVES:-random}"
 rc=$?
 set -e
 line=$(sed -n 's/^SLABPARK-SOAK //p' "$out/console.txt" 2>/dev/null | tail -n 1)

@@ -12,11 +12,11 @@
 # host's own kernel is checked as it is: refused with one line, or passed.
 # KTAP output; exit 1 if any check fails.
 #
-# Usage: tools/test-run-host.sh
+# Usage: tools/check/test-run-host.sh
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 cd "$SLABPARK_TOP"
 [ $# -eq 0 ] || { echo "usage: $0" >&2; exit 2; }
 

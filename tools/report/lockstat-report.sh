@@ -38,7 +38,7 @@ usage() {
 
 need_file() {
 	if [ ! -e "$LOCK_STAT_FILE" ]; then
-		echo "$0: no $LOCK_STAT_FILE: the kernel lacks CONFIG_LOCK_STAT (build it with tools/build-kernel.sh --config lockstat)" >&2
+		echo "$0: no $LOCK_STAT_FILE: the kernel lacks CONFIG_LOCK_STAT (build it with tools/kernel/build-kernel.sh --config lockstat)" >&2
 		exit 1
 	fi
 }

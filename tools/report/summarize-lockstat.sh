@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The &n->list_lock tables of 'make run LOCKSTAT=1', from the
-# tools/lockstat-report.sh files the guest wrote (one per run), per
+# tools/report/lockstat-report.sh files the guest wrote (one per run), per
 # placement and parking mode, each figure as "median (min-max)" over the
 # runs:
 #
@@ -19,7 +19,7 @@
 #      the two modes do not overlap, else "within spread": the runs then
 #      do not separate the modes.
 #
-# Usage: tools/summarize-lockstat.sh LOCKSTAT_DIR [RUNS_DIR]
+# Usage: tools/report/summarize-lockstat.sh LOCKSTAT_DIR [RUNS_DIR]
 #   LOCKSTAT_DIR/<placement>-park<mode>-<round>.txt  ("key: value" lines)
 #   RUNS_DIR/<placement>/park<mode>/<round>.json      (slabstat diff --json;
 #                                                     default LOCKSTAT_DIR/../runs)
@@ -47,7 +47,7 @@ each_run() {
 
 # the shared awk helpers (tools/lib.sh)
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 STATS=$SP_AWK_STATS
 
 # The awk programs below print "SORT KEYS<TAB>row"; the rows are sorted on
@@ -82,7 +82,7 @@ each_run class_row | awk -v park_modes="$SP_PARK_MODES" "$STATS"'
 placement park   runs  contentions          acquisitions               contended %            wait total us              avg us                 max us'
 
 # Where the waits were: lockdep's call sites of the class (the first four
-# distinct sites per run, see tools/lockstat-report.sh), summed per
+# distinct sites per run, see tools/report/lockstat-report.sh), summed per
 # function; a run without the site counts 0.
 site_rows() {
 	awk -v p="$1" -v m="$2" '

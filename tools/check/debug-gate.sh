@@ -2,20 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The robustness gate: boot the patched kernel built with
-# tools/configs/debug.config (lockdep, KASAN, DEBUG_VM/LIST/OBJECTS,
+# tools/kernel/configs/debug.config (lockdep, KASAN, DEBUG_VM/LIST/OBJECTS,
 # kmemleak, slub_kunit) twice, once with the default parking mode and once
-# with slab_park=2, and run tools/guest/debug-gate.sh in each: slub_kunit,
+# with slab_park=2, and run tools/guest/guest-debug-gate.sh in each: slub_kunit,
 # the kselftest smoke mode, the stress module in every placement with
 # park=1 and 2, parameter fuzz, 20 x rmmod mid-run, a kmemleak scan.
 # The guest runner fails on any lockdep/KASAN/BUG/WARNING/ODEBUG/... line.
 #
-# Usage: tools/debug-gate.sh [--kernel BUILD_DIR] [--variant patched|base|break]
+# Usage: tools/check/debug-gate.sh [--kernel BUILD_DIR] [--variant patched|base|break]
 #                            [--boots default,park2] [--skip GROUPS]
 #                            [--kunit-slow] [--full] [--timeout S] [--out DIR]
 #                            [--append ARGS]
 #
 #   --kernel DIR     use this kernel build (debug config) instead of building
-#   --variant V      build tools/build-kernel.sh --variant V (default patched;
+#   --variant V      build tools/kernel/build-kernel.sh --variant V (default patched;
 #                    also base, or break: parking broken on purpose)
 #   --boots LIST     which boots: default (no slab_park=), park2 (slab_park=2)
 #   --skip GROUPS    comma-separated guest groups not to run: kunit,
@@ -31,7 +31,7 @@
 #   --out DIR        results (default $SLABPARK_CACHE/runs/debug-gate-<boot>)
 #   --append ARGS    more kernel command line arguments for every boot
 #                    (e.g. slub_break_parking=1 with the break kernel of
-#                    tools/build-kernel.sh --variant break --config debug,
+#                    tools/kernel/build-kernel.sh --variant break --config debug,
 #                    to see the gate fail); a slab_park= here is overridden
 #                    by the park2 boot's own slab_park=2
 #
@@ -42,7 +42,7 @@
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 cd "$SLABPARK_TOP"
 
 usage() {
@@ -89,7 +89,7 @@ done
 
 if [ -z "$kdir" ]; then
 	t0=$(date +%s)
-	kdir=$(tools/build-kernel.sh --variant "$variant" --config debug)
+	kdir=$(tools/kernel/build-kernel.sh --variant "$variant" --config debug)
 	sp_stage "debug kernel ready in $(( $(date +%s) - t0 ))s: $kdir"
 fi
 kdir=$(cd "$kdir" && pwd)
@@ -97,7 +97,7 @@ kdir=$(cd "$kdir" && pwd)
 grep -q '^CONFIG_DEBUG_KMEMLEAK=y' "$kdir/.config" ||
 	sp_die "$kdir is not a debug kernel (no CONFIG_DEBUG_KMEMLEAK; build it with --config debug)"
 
-stage=$(tools/stage-guest.sh "$kdir")
+stage=$(tools/vm/stage-guest.sh "$kdir")
 [ -f "$stage/kunit/slub_kunit.ko" ] ||
 	sp_die "no slub_kunit.ko in $kdir: the debug kernel needs CONFIG_SLUB_KUNIT_TEST=m"
 # every entry of the stage (slub_kunit under kunit/) as /slabpark/<name>
@@ -133,7 +133,7 @@ for b in "${bootlist[@]}"; do
 	set +e
 	tools/vm/run-guest.sh --kernel "$kdir" "${stages[@]}" \
 		"${append[@]}" --timeout "$tmo" --out "$out" \
-		-- tools/guest/debug-gate.sh "$b" "${skiplist[@]}" "${extra[@]}" 2>&1 | sed -u 's/^/    /'
+		-- tools/guest/guest-debug-gate.sh "$b" "${skiplist[@]}" "${extra[@]}" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}
 	set -e
 	dt=$(( $(date +%s) - t0 ))

@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The report of 'make run' (in the guest) and 'make run HOST=1' (on the
-# host), from what tools/guest/compare.sh wrote: report.txt (the noise
+# host), from what tools/guest/guest-compare.sh wrote: report.txt (the noise
 # floor, then per placement the slabstat compare table of the modes), the
 # <placement>.csv/.json tables, summary.csv and the tables of
-# tools/summarize-runs.sh, the sheaf sweep's, lock_stat's and the
+# tools/report/summarize-runs.sh, the sheaf sweep's, lock_stat's and the
 # measurement kernel's tables when they were asked for, and parking.png
 # when gnuplot is installed.
 #
-# Usage: tools/report-runs.sh RESULTS_DIR DATA_DIR SHAPE
+# Usage: tools/report/report-runs.sh RESULTS_DIR DATA_DIR SHAPE
 #   RESULTS_DIR   where the report goes (report.txt, *.csv, *.json, parking.png)
 #   DATA_DIR      what compare.sh wrote: runs/<placement>/park<mode>/<round>.{json,results}
 #                 and, with LOCKSTAT=1, lockstat/ (make run: RESULTS_DIR/guest/files;
@@ -22,10 +22,10 @@
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 if [ $# -ne 3 ] || [ ! -d "$2/runs" ]; then
-	echo "usage: $0 RESULTS_DIR DATA_DIR SHAPE (DATA_DIR/runs/ from tools/guest/compare.sh)" >&2
+	echo "usage: $0 RESULTS_DIR DATA_DIR SHAPE (DATA_DIR/runs/ from tools/guest/guest-compare.sh)" >&2
 	exit 2
 fi
 results=$1 data=$2 shape=$3
@@ -95,14 +95,14 @@ for p in $groupdirs; do
 	"$slabstat" compare --json --labels "$labels_csv" "${groups[@]}" >"$results/$p.json"
 done
 
-tools/summarize-runs.sh "$runsdir" "$results" | out
-[ "$MEASURE" = 0 ] || tools/summarize-measure.sh "$runsdir" | out
-[ -z "$SWEEP" ] || tools/summarize-sweep.sh "$results" | out
+tools/report/summarize-runs.sh "$runsdir" "$results" | out
+[ "$MEASURE" = 0 ] || tools/report/summarize-measure.sh "$runsdir" | out
+[ -z "$SWEEP" ] || tools/report/summarize-sweep.sh "$results" | out
 if [ "$LOCKSTAT" = 1 ]; then
-	tools/summarize-lockstat.sh "$data/lockstat" | out
+	tools/report/summarize-lockstat.sh "$data/lockstat" | out
 fi
 if command -v gnuplot >/dev/null 2>&1; then
-	tools/plot-runs.sh "$results" && echo "plot: $results/parking.png" | out
+	tools/report/plot-runs.sh "$results" && echo "plot: $results/parking.png" | out
 fi
 # the directory of RESULTS_DIR that holds the raw data
 datatop=${data#"$results"/}

@@ -3,7 +3,7 @@
 #
 # Show that slub_kunit's slab parking cases (patch 5 of the series) fail
 # when parking is broken, each for what it tests: build the debug kernel
-# with the bench-only tools/patches/break-parking.patch (--variant break;
+# with the bench-only tools/kernel/bench-patches/break-parking.patch (--variant break;
 # never in patches/) and boot it once per slub_break_parking= mode, with
 # kunit.filter_glob=slub_test.test_park_*:
 #
@@ -21,13 +21,13 @@
 #  64  the unpark work does not discard the empty slabs that frees left
 #      listed (patch 6): test_park_empty_deferred fails
 #
-# Usage: tools/kunit-mutants.sh [--kernel BUILD_DIR] [--modes 0,1,2,4,8,16,32,64]
+# Usage: tools/check/kunit-mutants.sh [--kernel BUILD_DIR] [--modes 0,1,2,4,8,16,32,64]
 # Output: KTAP, one test point per mode.  Exit status 0 when every mode
 # gave exactly the expected failures.
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 cd "$SLABPARK_TOP"
 
 usage() {
@@ -50,8 +50,8 @@ for m in "${modelist[@]}"; do
 	case "$m" in 0|1|2|4|8|16|32|64) ;; *) sp_die "--modes: unknown mode '$m' (0 1 2 4 8 16 32 64)" ;; esac
 done
 
-[ -n "$kdir" ] || kdir=$(tools/build-kernel.sh --variant break --config debug)
-stage=$(tools/stage-guest.sh "$kdir")
+[ -n "$kdir" ] || kdir=$(tools/kernel/build-kernel.sh --variant break --config debug)
+stage=$(tools/vm/stage-guest.sh "$kdir")
 [ -f "$stage/kunit/slub_kunit.ko" ] ||
 	sp_die "no slub_kunit.ko in $kdir: the kernel needs CONFIG_SLUB_KUNIT_TEST=m (--config debug)"
 
@@ -64,7 +64,7 @@ for m in "${modelist[@]}"; do
 	set +e
 	tools/vm/run-guest.sh --kernel "$kdir" --stage "$stage/tools:tools" --stage "$stage/kunit:kunit" \
 		--append "slub_break_parking=$m kunit.filter_glob=slub_test.test_park_*" \
-		--timeout "${GUEST_TIMEOUT:-900}" --out "$out" -- tools/guest/kunit-mutants.sh "$m" 2>&1 | sed -u 's/^/    /'
+		--timeout "${GUEST_TIMEOUT:-900}" --out "$out" -- tools/guest/guest-kunit-mutants.sh "$m" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}
 	set -e
 	if [ "$rc" = 0 ]; then

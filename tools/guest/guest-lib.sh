@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Helpers shared by the guest scripts (debug-gate.sh, soak.sh, check.sh,
-# kunit-mutants.sh); sourced from /slabpark/tools/guest/lib.sh, where
-# tools/stage-guest.sh puts it.  busybox sh.
+# kunit-mutants.sh); sourced from /slabpark/tools/guest/guest-lib.sh, where
+# tools/vm/stage-guest.sh puts it.  busybox sh.
 #
 # The sourcing script defines bad MESSAGE (record a failure).
 #

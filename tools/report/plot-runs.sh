@@ -14,13 +14,13 @@
 # Values come from summary.csv (per run) and the <placement>.csv tables of
 # slabstat compare (median, min, max per mode).
 #
-# Usage: tools/plot-runs.sh RESULTS_DIR
+# Usage: tools/report/plot-runs.sh RESULTS_DIR
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 if [ $# -ne 1 ] || [ ! -f "$1/summary.csv" ]; then
-	echo "usage: $0 RESULTS_DIR (with summary.csv from tools/summarize-runs.sh)" >&2
+	echo "usage: $0 RESULTS_DIR (with summary.csv from tools/report/summarize-runs.sh)" >&2
 	exit 2
 fi
 command -v gnuplot >/dev/null || { echo "plot-runs: gnuplot is missing (apt-get install gnuplot-nox)" >&2; exit 1; }

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of tools/kunit-mutants.sh: run slub_kunit's slab parking cases
+# Guest side of tools/check/kunit-mutants.sh: run slub_kunit's slab parking cases
 # (the kernel was booted with kunit.filter_glob=slub_test.test_park_*) on
-# the break kernel (tools/patches/break-parking.patch) booted with
+# the break kernel (tools/kernel/bench-patches/break-parking.patch) booted with
 # slub_break_parking=MODE, and check that exactly the cases that test what
 # MODE breaks fail.  Runs under busybox sh as /slabpark/run.sh.
 #
@@ -11,8 +11,8 @@
 
 set -u
 MODE=${1:?usage: kunit-mutants.sh MODE}
-# shellcheck source=tools/guest/lib.sh
-. /slabpark/tools/guest/lib.sh
+# shellcheck source=tools/guest/guest-lib.sh
+. /slabpark/tools/guest/guest-lib.sh
 RES=/sys/kernel/debug/kunit/slub_test/results
 PARAM=/sys/module/kernel/parameters/slub_break_parking
 

@@ -8,11 +8,11 @@
 # free_add_partial, the slabs at the peak and at rest, and ops/s; from the
 # <placement>-sc<capacity>.csv tables of slabstat compare and summary.csv.
 #
-# Usage: tools/summarize-sweep.sh RESULTS_DIR
+# Usage: tools/report/summarize-sweep.sh RESULTS_DIR
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 if [ $# -ne 1 ] || [ ! -f "$1/summary.csv" ]; then
 	echo "usage: $0 RESULTS_DIR (after make run SWEEP=sheaf)" >&2
 	exit 2

@@ -6,18 +6,18 @@
 # each patch, and a patch may not add a warning.  The result is cached
 # per series content.
 #
-# Usage: tools/check-series.sh
+# Usage: tools/check/check-series.sh
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 [ $# -eq 0 ] || { echo "usage: $0" >&2; exit 2; }
 
-src=$("$SLABPARK_TOP/tools/kernel-src.sh")
-"$SLABPARK_TOP/tools/series.sh" apply --tree "$src" >&2
+src=$("$SLABPARK_TOP/tools/kernel/kernel-src.sh")
+"$SLABPARK_TOP/tools/kernel/series.sh" apply --tree "$src" >&2
 ver=$(make -s -C "$src" kernelversion)
 series=$(sp_series_hash)
-cfghash=$(sp_hash_files "$SLABPARK_TOP/tools/configs/base.config")
+cfghash=$(sp_hash_files "$SLABPARK_TOP/tools/kernel/configs/base.config")
 wt=$SLABPARK_CACHE/src/bisect-$ver
 bdir=$SLABPARK_CACHE/build/$ver-bisect-base-$cfghash
 stamp=$bdir/slabpark-bisect.ok
@@ -38,7 +38,7 @@ makeargs=(-C "$wt" O="$bdir" ARCH=x86_64 -j"$(sp_jobs)" W=1)
 if sp_use_ccache; then
 	makeargs+=(CC="ccache gcc")
 fi
-cat "$SLABPARK_TOP/tools/configs/base.config" >"$bdir/slabpark.fragment"
+cat "$SLABPARK_TOP/tools/kernel/configs/base.config" >"$bdir/slabpark.fragment"
 
 # Warnings of one build, without line numbers, so that moved code compares equal.
 warnings_of() {

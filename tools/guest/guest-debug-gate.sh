@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of the robustness gate (tools/debug-gate.sh), for the debug
-# kernel (tools/configs/debug.config).  Runs under busybox sh as
+# Guest side of the robustness gate (tools/check/debug-gate.sh), for the debug
+# kernel (tools/kernel/configs/debug.config).  Runs under busybox sh as
 # /slabpark/run.sh.
 #
 # Usage: debug-gate.sh [LABEL [SKIP...]]
@@ -24,12 +24,13 @@
 #                  quiescence invariants (parked 0, park_slab ==
 #                  unpark_slab, no objects left after shrink)
 #   park1-parked   the park=1 runs (plus up to 5 more) parked slabs
-#   fuzz-modparam  every load parameter at, just outside and beyond its
-#                  range and as garbage: insmod fails or loads and unloads
-#   fuzz-debugfs   every debugfs parameter file likewise; value unchanged
-#                  after a refused write; inconsistent combinations refused;
+#   fuzz-params    the kselftest's fuzz mode (slub_park.sh fuzz): every
+#                  case of its param_fuzz.txt; each load parameter at, just
+#                  outside and beyond its range and as garbage (insmod
+#                  fails, leaving nothing, or loads and unloads), each
+#                  debugfs parameter file likewise (value unchanged after a
+#                  refused write), inconsistent combinations refused,
 #                  -EBUSY while running
-#                  (both: every case of the kselftest's param_fuzz.txt)
 #   fuzz-park      garbage writes to 'park' fail with EINVAL, value kept
 #   rmmod-midrun   20 x rmmod while a run is active, cycling placements
 #   kmemleak       scan at the end; any leak fails (the leak slub_kunit's
@@ -49,8 +50,8 @@ LABEL=${1:-default}
 SKIPS=" $* "
 KUNIT_SLOW=0
 case "$SKIPS" in *" kunit-slow "*) KUNIT_SLOW=1 ;; esac
-# shellcheck source=tools/guest/lib.sh
-. /slabpark/tools/guest/lib.sh
+# shellcheck source=tools/guest/guest-lib.sh
+. /slabpark/tools/guest/guest-lib.sh
 
 TESTNO=0
 NPASS=0
@@ -432,215 +433,26 @@ has_stats_kernel() { ls /sys/kernel/slab/*/park_slab >/dev/null 2>&1; }
 # ------------------------------------------------------------------------
 # 3. parameter fuzz
 #
-# The module and debugfs cases are those of the kselftest's param_fuzz.txt
-# (installed with it; its header gives the format), every line in order.
+# The module and debugfs cases: the kselftest in its fuzz mode runs every
+# line of its param_fuzz.txt (the gate's and its own).  Its diagnostics
+# say how many cases of each kind ("# N load cases", "# N write, N combo,
+# N busy cases").
 
-FUZZ_CASES=$S/kselftest/slub_park/param_fuzz.txt
-
-# fuzz_cases KIND: every line of KIND, as "EXPECT NAME ARGS", with the
-# words of the file replaced (as slub_park.sh's fuzz_cases does)
-fuzz_cases() {
-	fz_p=0
-	[ -r /sys/devices/system/node/possible ] && read -r fz_p </sys/devices/system/node/possible
-	fz_ids=$((${fz_p##*[-,]} + 1))
-	sed -e 's/#.*//' \
-	    -e "s/@NR_NODE_IDS@/$fz_ids/g" \
-	    -e "s/@LAST_NODE@/$((fz_ids - 1))/g" \
-	    -e "s/@THREADS@/$((4 * NODE_CPUS))/g" \
-	    -e "s/@THREADS+1@/$((4 * NODE_CPUS + 1))/g" \
-	    -e "s/@ALL_THREADS+1@/$((4 * NCPUS + 1))/g" "$FUZZ_CASES" |
-		awk -v kind="$1" '$2 == kind { $1 = ""; $2 = ""; print }'
-}
-
-# fz_load ok|fail PARAMS...: insmod with PARAMS must succeed (then the
-# cache exists and rmmod removes it) or fail (nothing left behind)
-fz_load() {
-	want=$1
-	shift
-	FUZZ=$((FUZZ + 1))
-	cname=$CACHE
-	for a in "$@"; do
-		case "$a" in cache_name=*) cname=${a#cache_name=} ;; esac
-	done
-	err=$(insmod "$KO" "$@" 2>&1)
+t_fuzz_params() {
+	tp_begin
+	out=$OUT/fuzz-params-$LABEL.txt
+	sh "$S/kselftest/slub_park/slub_park.sh" fuzz >"$out" 2>&1
 	rc=$?
-	if [ $rc = 0 ]; then
-		if [ "$want" = fail ]; then
-			bad "insmod $* succeeded, want failure"
-			FUZZ_BAD=$((FUZZ_BAD + 1))
-		elif [ -n "$cname" ] && [ ! -d "/sys/kernel/slab/$cname" ]; then
-			bad "insmod $*: no /sys/kernel/slab/$cname"
-			FUZZ_BAD=$((FUZZ_BAD + 1))
-		fi
-		unload
-		if [ -n "$cname" ] && [ -d "/sys/kernel/slab/$cname" ]; then
-			bad "insmod $*: /sys/kernel/slab/$cname left after rmmod"
-		fi
-	else
-		if [ "$want" = ok ]; then
-			bad "insmod $* failed, want success: $err"
-			dmesg | grep 'slub_stress:\|kmem_cache_create' | tail -n 3 | sed 's/^/#   dmesg: /'
-			FUZZ_BAD=$((FUZZ_BAD + 1))
-		elif mod_loaded || { [ -n "$cname" ] && [ -d "/sys/kernel/slab/$cname" ]; }; then
-			bad "insmod $* failed but left the module or cache behind"
-			FUZZ_BAD=$((FUZZ_BAD + 1))
-		fi
-	fi
-}
-# fz_load_einval PARAMS...: must fail with EINVAL (a range the module checks)
-fz_load_einval() {
-	fz_load fail "$@"
-	case "$err" in
-	*"nvalid argument"*) ;;
-	*) [ $rc = 0 ] || { bad "insmod $*: '$err', want Invalid argument"; FUZZ_BAD=$((FUZZ_BAD + 1)); } ;;
-	esac
-}
-
-t_fuzz_modparam() {
-	tp_begin
-	f0=$FUZZ
-	while read -r expect _ params; do
-		[ -n "$expect" ] || continue
-		# shellcheck disable=SC2086
-		case $expect in
-		ok) fz_load ok $params </dev/null ;;
-		einval) fz_load_einval $params </dev/null ;;
-		*) fz_load fail $params </dev/null ;;
-		esac
-	done <<EOF
-$(fuzz_cases load)
-EOF
-	[ "$FUZZ" -gt "$f0" ] || bad "no load cases in $FUZZ_CASES"
-	tp_end fuzz-modparam "$((FUZZ - f0)) cases"
-}
-
-# fz_dbg ok|einval FILE VALUE: the write must succeed (and read back) or be
-# refused with EINVAL (and the value unchanged)
-fz_dbg() {
-	FUZZ=$((FUZZ + 1))
-	f=$DBG/$2
-	# run and stop are write-only
-	before=$(cat "$f" 2>/dev/null)
-	if wr "$f" "$3"; then
-		if [ "$1" != ok ]; then
-			bad "echo '$3' > $2 succeeded, want EINVAL"
-			FUZZ_BAD=$((FUZZ_BAD + 1))
-			return
-		fi
-		now=$(cat "$f")
-		if [ "$now" != "$3" ]; then
-			bad "echo '$3' > $2: reads back '$now'"
-			FUZZ_BAD=$((FUZZ_BAD + 1))
-		fi
-	else
-		case "$1:$WERR" in
-		ok:*) bad "echo '$3' > $2 failed: $WERR"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
-		*"nvalid argument"*) ;;
-		*) bad "echo '$3' > $2: '$WERR', want Invalid argument"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
-		esac
-		now=$(cat "$f" 2>/dev/null)
-		if [ "$now" != "$before" ]; then
-			bad "refused write '$3' to $2 changed it: '$before' -> '$now'"
-			FUZZ_BAD=$((FUZZ_BAD + 1))
-		fi
-	fi
-}
-
-# fz_combo WHAT FILE VALUE [FILE VALUE...]: writes that make the run
-# parameters inconsistent; each write may be refused with EINVAL, else
-# the run must be refused with EINVAL; the files get their values back
-fz_combo() {
-	what=$1
-	shift
-	FUZZ=$((FUZZ + 1))
-	old=
-	refused=0
-	while [ $# -ge 2 ]; do
-		old="$old $1 $(cat "$DBG/$1")"
-		if ! wr "$DBG/$1" "$2"; then
-			case "$WERR" in
-			*"nvalid argument"*) ;;
-			*) bad "$what: echo $2 > $1: '$WERR'"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
-			esac
-			refused=1
-			break
-		fi
-		shift 2
-	done
-	if [ $refused = 1 ]; then
-		:
-	elif wr "$DBG/run" 1; then
-		bad "$what: run started, want EINVAL"
-		FUZZ_BAD=$((FUZZ_BAD + 1))
-		wr "$DBG/stop" 1
-		timeout 120 cat "$DBG/wait" >/dev/null
-	else
-		case "$WERR" in
-		*"nvalid argument"*) ;;
-		*) bad "$what: run: '$WERR', want Invalid argument"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
-		esac
-	fi
-	# shellcheck disable=SC2086
-	set -- $old
-	while [ $# -ge 2 ]; do
-		wr "$DBG/$1" "$2" || bad "$what: cannot put back $1 $2: $WERR"
-		shift 2
-	done
-}
-
-t_fuzz_debugfs() {
-	tp_begin
-	f0=$FUZZ
-	if ! insmod "$KO" duration_ms=2000; then
-		bad "insmod failed"
-		tp_end fuzz-debugfs
-		return
-	fi
-	while read -r expect file val; do
-		[ -n "$expect" ] || continue
-		fz_dbg "$expect" "$file" "$val"
-	done <<EOF
-$(fuzz_cases write)
-EOF
-	while read -r _ what pairs; do
-		[ -n "$what" ] || continue
-		# shellcheck disable=SC2086
-		fz_combo "$what" $pairs
-	done <<EOF
-$(fuzz_cases combo)
-EOF
-	# while a run is active: parameter writes and run are EBUSY
-	fz_dbg ok placement cross
-	fz_dbg ok duration_ms 60000
-	if wr "$DBG/run" 1; then
-		[ "$(cat "$DBG/status")" = running ] || bad "status is '$(cat "$DBG/status")' during a run"
-		while read -r _ p _; do
-			[ -n "$p" ] || continue
-			FUZZ=$((FUZZ + 1))
-			cur=1
-			[ "$p" = run ] || cur=$(cat "$DBG/$p")
-			if wr "$DBG/$p" "$cur"; then
-				bad "echo $cur > $p during a run succeeded, want EBUSY"
-				FUZZ_BAD=$((FUZZ_BAD + 1))
-			else
-				case "$WERR" in
-				*"busy"*) ;;
-				*) bad "echo $cur > $p during a run: '$WERR', want Device or resource busy"; FUZZ_BAD=$((FUZZ_BAD + 1)) ;;
-				esac
-			fi
-		done <<EOF
-$(fuzz_cases busy)
-EOF
-		sleep 0.5
-		wr "$DBG/stop" 1 || bad "stop: $WERR"
-		st=$(timeout 120 cat "$DBG/wait")
-		[ "$st" = "state: stopped" ] || bad "after stop, wait says '$st', want 'state: stopped'"
-		[ "$(cat "$DBG/status")" = idle ] || bad "status is '$(cat "$DBG/status")' after stop"
-	else
-		bad "run: $WERR"
-	fi
-	unload
-	tp_end fuzz-debugfs "$((FUZZ - f0)) cases"
+	sed 's/^/#   /' "$out"
+	[ "$rc" = 0 ] || bad "slub_park.sh fuzz exited with $rc"
+	n=$(awk '/^# [0-9]+ load cases/ { n += $2 }
+		/^# [0-9]+ write, [0-9]+ combo, [0-9]+ busy cases/ { n += $2 + $4 + $6 }
+		END { print n + 0 }' "$out")
+	failed=$(grep -c '^not ok' "$out")
+	[ "$n" -gt 0 ] || bad "slub_park.sh fuzz ran no case"
+	FUZZ=$((FUZZ + n))
+	FUZZ_BAD=$((FUZZ_BAD + failed))
+	tp_end fuzz-params "$n cases, $failed failed tests"
 }
 
 t_fuzz_park() {
@@ -760,10 +572,9 @@ for t in kunit kselftest stress fuzz rmmod kmemleak; do
 	stress) t_boot_park; t_stress ;;
 	fuzz)
 		if skipped fuzz-params; then
-			say "fuzz-modparam, fuzz-debugfs: skipped on request (they do not depend on the parking mode)"
+			say "fuzz-params: skipped on request (it does not depend on the parking mode)"
 		else
-			t_fuzz_modparam
-			t_fuzz_debugfs
+			t_fuzz_params
 		fi
 		t_fuzz_park
 		;;

@@ -9,13 +9,13 @@
 #                                                with git format-patch
 #   series.sh list                               print the patch files in order
 #
-# DIR defaults to the bench's tree (tools/kernel-src.sh), B to 'slabpark'.
+# DIR defaults to the bench's tree (tools/kernel/kernel-src.sh), B to 'slabpark'.
 # The cover letter lives in the branch description, so 'apply' followed
 # by 'export' reproduces patches/ exactly.
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 PATCHDIR=$SLABPARK_TOP/patches
 # The version of the series sent: "[PATCH v3 n/N]".  Raise it with each
@@ -59,7 +59,7 @@ cover_letter() {
 
 resolve_tree() {
 	if [ -z "$tree" ]; then
-		tree=$(KSRC='' "$SLABPARK_TOP/tools/kernel-src.sh")
+		tree=$(KSRC='' "$SLABPARK_TOP/tools/kernel/kernel-src.sh")
 	fi
 	git -C "$tree" rev-parse --git-dir >/dev/null 2>&1 ||
 		sp_die "$tree is not a git repository"

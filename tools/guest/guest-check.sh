@@ -8,7 +8,7 @@
 #                    expect (ksft_expect in lib.sh)
 #   kselftest        run_kselftest.sh -c slub_park (smoke mode)
 #   slabstat-window  tools/guest-window.sh: slabstat per-node split on a cross run
-#   race-widen       tools/guest/race-widen.sh (widen kernel only)
+#   race-widen       tools/guest/guest-race-widen.sh (widen kernel only)
 #   bootparam        booted with slab_park=7: refused, every cache at 1
 #   host-mode        make run HOST=1 as a tester runs it (tools/run.sh ->
 #                    tools/run-host.sh, under the staged bash), with the
@@ -25,8 +25,8 @@
 # Each suite prints KTAP; the exit status is non-zero if any suite failed.
 
 set -u
-# shellcheck source=tools/guest/lib.sh
-. "$(dirname "$0")/tools/guest/lib.sh"
+# shellcheck source=tools/guest/guest-lib.sh
+. "$(dirname "$0")/tools/guest/guest-lib.sh"
 rc=0
 
 bad() { say "FAIL: $*"; rc=1; }
@@ -43,7 +43,7 @@ run_suite() {
 	[ "$src" = 0 ] || bad "suite $name exited with $src"
 }
 
-# The guest is booted with slab_park=7 (tools/check.sh): the kernel must
+# The guest is booted with slab_park=7 (tools/check/check.sh): the kernel must
 # refuse it with a warning that names it and keep the default, 1.
 # shellcheck disable=SC2317 # called through run_suite
 check_bootparam() {
@@ -274,7 +274,7 @@ for suite in "$@"; do
 		fi
 		;;
 	race-widen)
-		run_suite race-widen sh "$S/tools/guest/race-widen.sh"
+		run_suite race-widen sh "$S/tools/guest/guest-race-widen.sh"
 		;;
 	slabstat-window)
 		run_suite slabstat-window sh "$S/tools/guest-window.sh"

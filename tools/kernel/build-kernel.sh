@@ -3,24 +3,24 @@
 #
 # Build a guest kernel (or one object of it) and print the build directory.
 #
-# Usage: tools/build-kernel.sh [--variant patched|base] [--config NAME]
+# Usage: tools/kernel/build-kernel.sh [--variant patched|base] [--config NAME]
 #                              [--target TARGET] [--w1]
 #
 #   --variant patched   base + patches/series (default; PATCHES=none means base)
 #   --variant base      the pristine 7.3 tree
 #   --variant upto<N>   base + the first N patches of the series (e.g. the
 #                       no-functional-change patch alone, to compare it)
-#   --variant widen     the series + tools/patches/widen-park-races.patch,
+#   --variant widen     the series + tools/kernel/bench-patches/widen-park-races.patch,
 #                       bench-only delays that widen the parking races
 #                       (slub_widen_races=1); never in patches/
-#   --variant break     the series + tools/patches/break-parking.patch,
+#   --variant break     the series + tools/kernel/bench-patches/break-parking.patch,
 #                       bench-only switches that break parking on purpose
 #                       (slub_break_parking=), to see the tests fail
-#   --variant measure   the series + tools/patches/measure-parking.patch,
+#   --variant measure   the series + tools/kernel/bench-patches/measure-parking.patch,
 #                       bench-only counters (free objects per unparked slab,
 #                       refill scan length, waits by transition) and park
 #                       mode 3 (partial -> empty trylock), for MEASURE=1
-#   --config NAME       tools/configs/base.config plus tools/configs/NAME.config
+#   --config NAME       tools/kernel/configs/base.config plus tools/kernel/configs/NAME.config
 #                       for each '+'-separated NAME (e.g. debug, lockstat,
 #                       numa-off); default: just base
 #   --target TARGET     make target (default: 'bzImage modules'); e.g. mm/slub.o
@@ -34,7 +34,7 @@
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 usage() {
 	sed -n '/^# Usage:/,/^$/s/^# \{0,1\}//p' "$0" >&2
@@ -57,14 +57,14 @@ while [ $# -gt 0 ]; do
 done
 case "$variant" in patched|base|widen|break|measure|upto[0-9]*) ;; *) usage ;; esac
 
-frags=("$SLABPARK_TOP/tools/configs/base.config")
+frags=("$SLABPARK_TOP/tools/kernel/configs/base.config")
 cfgname=base
 if [ -n "$config" ]; then
 	IFS=+ read -r -a extra <<<"$config"
 	for c in "${extra[@]}"; do
-		[ -f "$SLABPARK_TOP/tools/configs/$c.config" ] ||
-			sp_die "unknown config '$c' (no tools/configs/$c.config)"
-		frags+=("$SLABPARK_TOP/tools/configs/$c.config")
+		[ -f "$SLABPARK_TOP/tools/kernel/configs/$c.config" ] ||
+			sp_die "unknown config '$c' (no tools/kernel/configs/$c.config)"
+		frags+=("$SLABPARK_TOP/tools/kernel/configs/$c.config")
 	done
 	cfgname=$config
 fi
@@ -77,9 +77,9 @@ sp_need_cmds make gcc flex bison bc git
 bench_branch() {
 	local tree=$1 v=$2 patch want have
 	case "$v" in
-	widen) patch=$SLABPARK_TOP/tools/patches/widen-park-races.patch ;;
-	break) patch=$SLABPARK_TOP/tools/patches/break-parking.patch ;;
-	measure) patch=$SLABPARK_TOP/tools/patches/measure-parking.patch ;;
+	widen) patch=$SLABPARK_TOP/tools/kernel/bench-patches/widen-park-races.patch ;;
+	break) patch=$SLABPARK_TOP/tools/kernel/bench-patches/break-parking.patch ;;
+	measure) patch=$SLABPARK_TOP/tools/kernel/bench-patches/measure-parking.patch ;;
 	esac
 	want="$(git -C "$tree" rev-parse slabpark)-$(sp_hash_files "$patch")"
 	have=$(git -C "$tree" config --get "branch.slabpark-$v.slabparkBench" || true)
@@ -96,7 +96,7 @@ bench_branch() {
 	fi
 	git -C "$tree" config "branch.slabpark-$v.slabparkBench" "$want"
 }
-src=$("$SLABPARK_TOP/tools/kernel-src.sh")
+src=$("$SLABPARK_TOP/tools/kernel/kernel-src.sh")
 ver=$(make -s -C "$src" kernelversion)
 if [ -n "${KSRC:-}" ]; then
 	variant=own
@@ -130,9 +130,9 @@ flock 9
 
 if [ -z "${KSRC:-}" ]; then
 	if [ "$variant" = base ]; then
-		"$SLABPARK_TOP/tools/series.sh" base --tree "$src"
+		"$SLABPARK_TOP/tools/kernel/series.sh" base --tree "$src"
 	else
-		"$SLABPARK_TOP/tools/series.sh" apply --tree "$src"
+		"$SLABPARK_TOP/tools/kernel/series.sh" apply --tree "$src"
 	fi
 	if bench_variant; then
 		bench_branch "$src" "$variant"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The tables of 'make run MEASURE=1', from the counters of the measurement
-# kernel (tools/patches/measure-parking.patch; bench only), per placement
+# kernel (tools/kernel/bench-patches/measure-parking.patch; bench only), per placement
 # and park mode, over the runs:
 #   - free objects of a slab when it was unparked: the share of unparked
 #     slabs with 1, 2-3, 4-7, 8-15, 16+ free objects, or empty (all runs
@@ -19,12 +19,12 @@
 #     (free_empty_deferred, a counter of the series' patch 6).
 # Prints nothing (and says so) for runs of a kernel without those counters.
 #
-# Usage: tools/summarize-measure.sh RUNS_DIR
+# Usage: tools/report/summarize-measure.sh RUNS_DIR
 #   RUNS_DIR/<placement>/park<mode>/<round>.json  (slabstat diff --json)
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 if [ $# -ne 1 ] || [ ! -d "$1" ]; then
 	echo "usage: $0 RUNS_DIR" >&2
 	exit 2

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest side of the parking race test: only on the widen kernel
-# (tools/build-kernel.sh --variant widen, tools/patches/widen-park-races.patch),
+# (tools/kernel/build-kernel.sh --variant widen, tools/kernel/bench-patches/widen-park-races.patch),
 # whose delays widen two windows: between __slab_free()'s SL_partial test and
 # its parking cmpxchg, and between the cmpxchg in get_from_partial_node() that
 # takes a slab's last object and remove_partial().  A series that can park a
@@ -21,8 +21,8 @@
 # KTAP on stdout; exit 0 pass, 1 fail.
 
 set -u
-# shellcheck source=tools/guest/lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/guest/guest-lib.sh
+. "$(dirname "$0")/guest-lib.sh"
 
 PARAMS=/sys/module/kernel/parameters
 DUR_S=${1:-2}

@@ -3,7 +3,7 @@
 #
 # 'make check' step 'docs': check the documentation against the code.
 #
-# Usage: tools/check-docs.sh
+# Usage: tools/check/check-docs.sh
 #
 #   1. every .rst under Documentation/ starts with the SPDX line and is
 #      valid reStructuredText for plain docutils with warnings as errors
@@ -27,7 +27,7 @@
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 cd "$SLABPARK_TOP"
 [ $# -eq 0 ] || { echo "usage: $0" >&2; exit 2; }
 

@@ -7,7 +7,7 @@
 # Usage: compare.sh RUNS DURATION_MS "PLACEMENTS" LOCKSTAT [SWEEP]
 #
 # Environment (the defaults are the guest's paths):
-#   SLABPARK_DIR   where tools/lockstat-report.sh is (default /slabpark)
+#   SLABPARK_DIR   where tools/report/lockstat-report.sh is (default /slabpark)
 #   SLABPARK_KO    the module (default $SLABPARK_DIR/mm/slub_stress.ko)
 #   SLABPARK_OUT   where runs/ and lockstat/ go (default $SLABPARK_DIR/out)
 #   SLABSTAT       the slabstat binary (default: slabstat from PATH)
@@ -97,7 +97,7 @@ run_placements() {
 				echo 1 >"$SYS/shrink"
 				read -r shrunk _ <"$SYS/slabs"
 				zero_stats
-				[ "$lockstat" = 1 ] && sh "$S/tools/lockstat-report.sh" clear
+				[ "$lockstat" = 1 ] && sh "$S/tools/report/lockstat-report.sh" clear
 				mkdir -p "$OUT/runs/$p$sfx/park$m" "$OUT/lockstat"
 				"$SLABSTAT" snap "$CACHE" >"$snaps/before.json"
 				echo 1 >"$D/run"
@@ -131,7 +131,7 @@ run_placements() {
 					echo "slab_churn: $churn"
 				} >"$OUT/runs/$p$sfx/park$m/$r.results"
 				if [ "$lockstat" = 1 ]; then
-					sh "$S/tools/lockstat-report.sh" report "$p$sfx park=$m round $r" \
+					sh "$S/tools/report/lockstat-report.sh" report "$p$sfx park=$m round $r" \
 						>"$OUT/lockstat/$p$sfx-park$m-$r.txt"
 				fi
 				state=$(sed -n 's/^state: //p' "$D/results")

@@ -5,7 +5,7 @@
 # the least perturbing method available, optionally next to a
 # 'slabstat window' of the same SECONDS for the given caches.
 #
-#   tools/perf-lock.sh [-t SECONDS] [-E ENTRIES] [--record] [--out DIR] [CACHE...]
+#   tools/report/perf-lock.sh [-t SECONDS] [-E ENTRIES] [--record] [--out DIR] [CACHE...]
 #
 # 1. 'perf lock con -abl -E 5 -- sleep SECONDS': BPF aggregation in the
 #    kernel, no per-event records, low perturbation.
@@ -102,8 +102,8 @@ fi
 
 if [ ${#caches[@]} -gt 0 ]; then
 	if [ -z "$SLABSTAT" ]; then
-		if [ -x "$HERE/slabstat/slabstat" ]; then
-			SLABSTAT=$HERE/slabstat/slabstat
+		if [ -x "$HERE/../slabstat/slabstat" ]; then
+			SLABSTAT=$HERE/../slabstat/slabstat
 		elif command -v slabstat >/dev/null 2>&1; then
 			SLABSTAT=slabstat
 		else

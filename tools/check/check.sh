@@ -7,17 +7,17 @@
 # Each step's full output is kept in $SLABPARK_CACHE/logs/check/<step>.log
 # and its path is printed on failure.
 #
-# Usage: tools/check.sh [STEP...]      (default: all steps; see 'steps' below)
-#        tools/check.sh --full         all steps and the check-full ones:
-#                                      PREEMPT_RT and UMA kernels booted,
-#                                      slub_kunit on kernels broken on purpose
+# Usage: tools/check/check.sh [STEP...]      (default: all steps; see 'steps' below)
+#        tools/check/check.sh --full   all steps and the check-full ones:
+#                                PREEMPT_RT and UMA kernels booted,
+#                                slub_kunit on kernels broken on purpose
 #
 # Environment: KSRC (use your own tree; skips the base-vs-patched steps),
 # SLABPARK_CACHE, GUEST_TIMEOUT, CHECK_DEBUG=0 (skip the debug-kernel gate).
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 cd "$SLABPARK_TOP"
 
 LOGS=$SLABPARK_LOGDIR/check
@@ -84,22 +84,22 @@ do_slabstat_host() {
 }
 
 # make run HOST=1's refusals on this host, against fake sysfs trees and as
-# nobody: one line each, nothing loaded (tools/test-run-host.sh)
+# nobody: one line each, nothing loaded (tools/check/test-run-host.sh)
 do_host_refusals() {
-	tools/test-run-host.sh
+	tools/check/test-run-host.sh
 }
 
 do_docs() {
-	tools/check-docs.sh
+	tools/check/check-docs.sh
 }
 
 do_kernel_source() {
-	tools/kernel-src.sh
+	tools/kernel/kernel-src.sh
 }
 
 do_checkpatch() {
 	local cp out bad=0 f
-	cp=$(tools/kernel-src.sh 2>/dev/null)/scripts/checkpatch.pl
+	cp=$(tools/kernel/kernel-src.sh 2>/dev/null)/scripts/checkpatch.pl
 	# Run from a neutral directory: inside a git work tree checkpatch can
 	# take a tracked .patch for a source file.  MISSING_SIGN_OFF: by
 	# Documentation/process/coding-assistants.rst the series carries
@@ -137,21 +137,21 @@ do_checkpatch() {
 
 do_series_bisect() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: the series is not applied to your tree"; return 4; }
-	tools/check-series.sh
+	tools/check/check-series.sh
 }
 
-# The bench-only patches of tools/patches/ (widen, break, measure) must
+# The bench-only patches of tools/kernel/bench-patches/ (widen, break, measure) must
 # apply to the series as it is now, not only when a step builds their
 # kernel: checked against the tree of the series branch in a temporary
 # index, the work tree untouched.
 do_bench_patches() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: the bench patches are for the bench tree"; return 4; }
 	local src idx p bad=0
-	src=$(tools/kernel-src.sh 2>/dev/null)
+	src=$(tools/kernel/kernel-src.sh 2>/dev/null)
 	# the series branch up to date, under the lock build-kernel.sh holds
-	flock "$src/.slabpark-lock" tools/series.sh apply --tree "$src" >/dev/null
+	flock "$src/.slabpark-lock" tools/kernel/series.sh apply --tree "$src" >/dev/null
 	idx=$(mktemp)
-	for p in tools/patches/*.patch; do
+	for p in tools/kernel/bench-patches/*.patch; do
 		rm -f "$idx"
 		if GIT_INDEX_FILE=$idx git -C "$src" read-tree slabpark &&
 			GIT_INDEX_FILE=$idx git -C "$src" apply --cached --check "$SLABPARK_TOP/$p"; then
@@ -166,7 +166,7 @@ do_bench_patches() {
 }
 
 # mm/slub.o with W=1 in the configuration as it is, then again with
-# slub_kunit (tools/configs/kunit.config, which adds DEBUG_VM and KPROBES)
+# slub_kunit (tools/kernel/configs/kunit.config, which adds DEBUG_VM and KPROBES)
 # with the series' parking cases, where the configuration can have it
 # (not with SLUB_TINY).
 do_matrix() {
@@ -178,7 +178,7 @@ do_matrix() {
 			[ "$1" != tiny ] || continue
 			target="mm/slub.o lib/tests/slub_kunit.o"
 		fi
-		bdir=$(tools/build-kernel.sh --config "$cfg" --target "$target" --w1)
+		bdir=$(tools/kernel/build-kernel.sh --config "$cfg" --target "$target" --w1)
 		if grep -E '^[^ ]*(mm/slub|lib/tests/slub_kunit)\.c:[0-9]+:[0-9]+: (warning|error)' "$bdir/build.log"; then
 			echo "W=1 warnings with config $cfg"
 			return 1
@@ -193,42 +193,42 @@ do_matrix() {
 # Each step runs in a subshell: later steps ask build-kernel.sh again for
 # the build directory, which is instant when the kernel is up to date.
 do_kernel_patched() {
-	tools/build-kernel.sh --variant patched
+	tools/kernel/build-kernel.sh --variant patched
 }
 do_kernel_base() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: there is no separate base kernel"; return 4; }
-	tools/build-kernel.sh --variant base
+	tools/kernel/build-kernel.sh --variant base
 }
 
 # guest_check BUILD_DIR LABEL KERNEL SUITE...: KERNEL (patched, base, rt or uma)
-# declares the kselftest outcome to expect (tools/guest/lib.sh).
+# declares the kselftest outcome to expect (tools/guest/guest-lib.sh).
 guest_check() {
 	local bdir=$1 label=$2 stage
 	shift 2
-	stage=$(tools/stage-guest.sh "$bdir")
+	stage=$(tools/vm/stage-guest.sh "$bdir")
 	tools/vm/run-guest.sh --kernel "$bdir" --stage "$stage:." ${GUEST_APPEND:+--append "$GUEST_APPEND"} \
-		--out "$SLABPARK_CACHE/runs/check-$label" -- tools/guest/check.sh "$@"
+		--out "$SLABPARK_CACHE/runs/check-$label" -- tools/guest/guest-check.sh "$@"
 }
 do_guest_patched() {
 	needs kernel-patched
 	# an invalid boot parameter, refused (suite bootparam); make run HOST=1
 	# as a tester runs it, with the module prebuilt (suite host-mode)
-	GUEST_APPEND=slab_park=7 guest_check "$(tools/build-kernel.sh --variant patched)" \
+	GUEST_APPEND=slab_park=7 guest_check "$(tools/kernel/build-kernel.sh --variant patched)" \
 		patched patched kselftest slabstat-window bootparam host-mode
 }
 do_guest_base() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: there is no separate base kernel"; return 4; }
 	needs kernel-base
 	# make run HOST=1 on a kernel without the series (suite host-mode)
-	guest_check "$(tools/build-kernel.sh --variant base)" base base kselftest slabstat-window host-mode
+	guest_check "$(tools/kernel/build-kernel.sh --variant base)" base base kselftest slabstat-window host-mode
 }
 
 # The parking races, widened by the bench-only delays of
-# tools/patches/widen-park-races.patch (tools/guest/race-widen.sh).
+# tools/kernel/bench-patches/widen-park-races.patch (tools/guest/guest-race-widen.sh).
 do_race_widen() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: the widen kernel is built from the bench tree"; return 4; }
 	needs kernel-patched
-	guest_check "$(tools/build-kernel.sh --variant widen)" widen patched race-widen
+	guest_check "$(tools/kernel/build-kernel.sh --variant widen)" widen patched race-widen
 }
 
 # ---- check-full steps (make check-full; run on every series change) ------
@@ -240,19 +240,19 @@ do_race_widen() {
 # directory: then kbuild does not recompile mm/slub.o between the two.
 do_boot_rt() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: the RT kernel is built from the bench tree"; return 4; }
-	guest_check "$(tools/build-kernel.sh --variant patched --config rt+kunit --w1)" rt rt kselftest kunit
+	guest_check "$(tools/kernel/build-kernel.sh --variant patched --config rt+kunit --w1)" rt rt kselftest kunit
 }
 do_boot_numa_off() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: the UMA kernel is built from the bench tree"; return 4; }
 	NODES=1 CPUS_PER_NODE=4 guest_check \
-		"$(tools/build-kernel.sh --variant patched --config numa-off+kunit --w1)" uma uma kselftest kunit
+		"$(tools/kernel/build-kernel.sh --variant patched --config numa-off+kunit --w1)" uma uma kselftest kunit
 }
 
 # slub_kunit's parking cases fail, each for what it tests, on kernels with
-# parking broken on purpose (tools/kunit-mutants.sh)
+# parking broken on purpose (tools/check/kunit-mutants.sh)
 do_kunit_mutants() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: the break kernel is built from the bench tree"; return 4; }
-	tools/kunit-mutants.sh
+	tools/check/kunit-mutants.sh
 }
 
 # The debug gate's default boot in make check (slub_kunit, the kselftest,
@@ -262,11 +262,11 @@ do_kunit_mutants() {
 # warm.
 do_debug_gate() {
 	[ "${CHECK_DEBUG:-1}" != 0 ] || { echo "CHECK_DEBUG=0: debug gate not run"; return 4; }
-	tools/debug-gate.sh --boots default
+	tools/check/debug-gate.sh --boots default
 }
 do_debug_gate_park2() {
 	[ "${CHECK_DEBUG:-1}" != 0 ] || { echo "CHECK_DEBUG=0: debug gate not run"; return 4; }
-	tools/debug-gate.sh --boots park2
+	tools/check/debug-gate.sh --boots park2
 }
 
 # ---- main ---------------------------------------------------------------

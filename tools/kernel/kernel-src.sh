@@ -13,7 +13,7 @@
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 PKG=linux-source-$SLABPARK_KVER_WANT
 TARBALL=/usr/src/$PKG.tar.xz

@@ -4,19 +4,19 @@
 # Build everything the guest needs for one kernel and lay it out as the
 # guest's /slabpark tree; print the directory.
 #
-# Usage: tools/stage-guest.sh KERNEL_BUILD_DIR
+# Usage: tools/vm/stage-guest.sh KERNEL_BUILD_DIR
 #
 #   mm/slub_stress.ko          the stress module, built against that kernel
 #   bin/slabstat               static counter sampler
 #   bin/bash                   static bash (bash-static), for make run HOST=1
 #   kselftest/                 run_kselftest.sh layout with collection slub_park
-#   tools/                     the guest-side scripts of tools/, and make run
-#                              HOST=1's (run.sh, run-host.sh and the report
-#                              scripts), so that make check runs them in the guest
+#   tools/                     tools/guest/, tools/report/, and tools/lib.sh,
+#                              run.sh and run-host.sh (make run HOST=1, which
+#                              make check runs in the guest), laid out as here
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 if [ $# -ne 1 ] || [ ! -d "$1" ]; then
 	echo "usage: $0 KERNEL_BUILD_DIR" >&2
@@ -63,13 +63,12 @@ ksft=$stage/kselftest
 sp_run_logged "$SLABPARK_LOGDIR/selftest-install.log" "building and installing selftests/slub_park" \
 	"$SLABPARK_TOP/selftests/slub_park/install-kselftest.sh" "$src" "$ksft" "$bdir"
 
+# the tree of tools/ as it is here, for the parts the guest runs: the
+# guest scripts, the report scripts, and make run HOST=1 as a tester runs
+# it (the guest suite's host mode)
+mkdir -p "$stage/tools/report"
 cp -a "$SLABPARK_TOP/tools/guest" "$stage/tools/"
-for f in lockstat-report.sh slabstat/tests/guest-window.sh; do
-	if [ -f "$SLABPARK_TOP/tools/$f" ]; then cp "$SLABPARK_TOP/tools/$f" "$stage/tools/"; fi
-done
-# make run HOST=1 as a tester runs it (the guest suite host-mode)
-for f in lib.sh run.sh run-host.sh report-runs.sh summarize-runs.sh summarize-sweep.sh \
-	summarize-lockstat.sh summarize-measure.sh plot-runs.sh; do
-	cp "$SLABPARK_TOP/tools/$f" "$stage/tools/"
-done
+cp "$SLABPARK_TOP"/tools/report/*.sh "$stage/tools/report/"
+cp "$SLABPARK_TOP"/tools/{lib,run,run-host}.sh "$stage/tools/"
+cp "$SLABPARK_TOP/tools/slabstat/tests/guest-window.sh" "$stage/tools/"
 echo "$stage"

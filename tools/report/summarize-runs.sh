@@ -6,12 +6,12 @@
 # ops ratio with parking off and on: the nfs_page report's question), and
 # the footprint table (slabs at peak and at rest, median and min-max).
 #
-# Usage: tools/summarize-runs.sh RUNS_DIR RESULTS_DIR
+# Usage: tools/report/summarize-runs.sh RUNS_DIR RESULTS_DIR
 #   RUNS_DIR/<placement>/park<mode>/<round>.results  (slub_stress results files)
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 if [ $# -ne 2 ] || [ ! -d "$1" ]; then
 	echo "usage: $0 RUNS_DIR RESULTS_DIR" >&2
 	exit 2

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of 'make soak' (tools/soak.sh); busybox sh as /slabpark/run.sh.
+# Guest side of 'make soak' (tools/check/soak.sh); busybox sh as /slabpark/run.sh.
 #
 # Usage: soak.sh DURATION_S [NO_SHEAVES]
 #   NO_SHEAVES  0 or 1: every module load uses that no_sheaves (default:
@@ -32,8 +32,8 @@ DURATION=${1:-600}
 NO_SHEAVES=${2:-random}
 case "$NO_SHEAVES" in 0|1|random) ;; *) echo "soak.sh: NO_SHEAVES must be 0, 1 or random" >&2; exit 2 ;; esac
 case "$DURATION" in ''|*[!0-9]*) echo "soak.sh: DURATION_S must be a number" >&2; exit 2 ;; esac
-# shellcheck source=tools/guest/lib.sh
-. /slabpark/tools/guest/lib.sh
+# shellcheck source=tools/guest/guest-lib.sh
+. /slabpark/tools/guest/guest-lib.sh
 
 RUNS=0
 FAILS=0
