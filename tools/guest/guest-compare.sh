@@ -33,21 +33,16 @@
 # <placement>/ (the capacity read back from sysfs).
 
 set -eu
-S=${SLABPARK_DIR:-/slabpark}
-KO=${SLABPARK_KO:-$S/mm/slub_stress.ko}
-OUT=${SLABPARK_OUT:-$S/out}
+# S KO OUT CACHE SLAB DBG NODE_CPUS zero_stats
+# shellcheck source=tools/guest/guest-lib.sh
+. "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 SLABSTAT=${SLABSTAT:-slabstat}
-CACHE=nfs_page_test
-D=/sys/kernel/debug/slub_stress
-SYS=/sys/kernel/slab/$CACHE
 
 [ $# -eq 4 ] || [ $# -eq 5 ] || { echo "usage: compare.sh RUNS DURATION_MS PLACEMENTS LOCKSTAT [SWEEP]" >&2; exit 2; }
 runs=$1 dur=$2 placements=$3 lockstat=$4 sweep=${5:-}
 case "$sweep" in ''|sheaf) ;; *) echo "compare.sh: unknown sweep '$sweep'" >&2; exit 2 ;; esac
 
-cpn=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
-	n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' /sys/devices/system/node/node0/cpulist)
-half=$((cpn / 2))
+half=$((NODE_CPUS / 2))
 [ "$half" -ge 1 ] || half=1
 
 # the snapshots before and after each run
@@ -55,7 +50,7 @@ snaps=$(mktemp -d)
 insmod "$KO" cache_name=$CACHE duration_ms="$dur"
 trap 'rmmod slub_stress 2>/dev/null; rm -rf "$snaps"' EXIT
 
-if [ -f "$SYS/park" ]; then
+if [ -f "$SLAB/park" ]; then
 	modes="0 1 2"
 	echo "# parking switch present: comparing park=0 (off), 1 (trylock+park), 2 (always park)"
 else
@@ -64,18 +59,6 @@ else
 	echo "# parking cannot be switched, so only the base numbers are measured"
 fi
 
-# The SLUB stat files are the root-only read-write (0600) attributes
-# other than the tunables and triggers listed here; writing 0 clears one.
-zero_stats() {
-	find "$SYS/" -maxdepth 1 -type f -perm 600 | while read -r f; do
-		case "${f##*/}" in
-		min_partial|cpu_partial|validate|failslab|shrink|\
-		remote_node_defrag_ratio|skip_kfence|park) continue ;;
-		esac
-		echo 0 >"$f"
-	done
-}
-
 # run_placements SUFFIX: every placement, RUNS rounds of every mode; the
 # runs of placement P go to P$SUFFIX
 run_placements() {
@@ -83,47 +66,47 @@ run_placements() {
 	for p in $placements; do
 		# equal threads per CPU in every placement: one thread per CPU
 		case "$p" in
-		cross) threads=$cpn ;;
+		cross) threads=$NODE_CPUS ;;
 		*) threads=$half ;;
 		esac
-		echo "$p" >"$D/placement"
-		echo "$threads" >"$D/threads"
+		echo "$p" >"$DBG/placement"
+		echo "$threads" >"$DBG/threads"
 		r=1
 		while [ "$r" -le "$runs" ]; do
 			for m in $modes; do
 				echo "# [$(( $(date +%s) - t0 ))s] placement $p$sfx, round $r/$runs, park=$m"
-				[ "$m" = base ] || echo "$m" >"$SYS/park"
+				[ "$m" = base ] || echo "$m" >"$SLAB/park"
 				# the baseline of the footprint: what a shrink leaves
-				echo 1 >"$SYS/shrink"
-				read -r shrunk _ <"$SYS/slabs"
+				echo 1 >"$SLAB/shrink"
+				read -r shrunk _ <"$SLAB/slabs"
 				zero_stats
 				[ "$lockstat" = 1 ] && sh "$S/tools/report/lockstat-report.sh" clear
 				mkdir -p "$OUT/runs/$p$sfx/park$m" "$OUT/lockstat"
 				"$SLABSTAT" snap "$CACHE" >"$snaps/before.json"
-				echo 1 >"$D/run"
+				echo 1 >"$DBG/run"
 				# footprint: the most slabs seen during the run (every 0.1 s)
 				peak=0
-				while [ "$(cat "$D/status")" = running ]; do
-					read -r n _ <"$SYS/slabs"
+				while [ "$(cat "$DBG/status")" = running ]; do
+					read -r n _ <"$SLAB/slabs"
 					[ "$n" -gt "$peak" ] && peak=$n
 					sleep 0.1
 				done
-				cat "$D/wait" >/dev/null
+				cat "$DBG/wait" >/dev/null
 				# let the unpark work settle what the last frees parked
 				sleep 1
-				"$SLABSTAT" snap --results "$D/results" "$CACHE" >"$snaps/after.json"
+				"$SLABSTAT" snap --results "$DBG/results" "$CACHE" >"$snaps/after.json"
 				"$SLABSTAT" diff --json "$snaps/before.json" "$snaps/after.json" \
 					>"$OUT/runs/$p$sfx/park$m/$r.json"
-				read -r rest _ <"$SYS/slabs"
-				read -r rest_partial _ <"$SYS/partial"
+				read -r rest _ <"$SLAB/slabs"
+				read -r rest_partial _ <"$SLAB/partial"
 				churn=
-				if [ -f "$SYS/alloc_slab" ]; then
-					read -r as _ <"$SYS/alloc_slab"
-					read -r fs _ <"$SYS/free_slab"
+				if [ -f "$SLAB/alloc_slab" ]; then
+					read -r as _ <"$SLAB/alloc_slab"
+					read -r fs _ <"$SLAB/free_slab"
 					churn=$((as + fs))
 				fi
 				{
-					cat "$D/results"
+					cat "$DBG/results"
 					echo "shrunk_slabs: $shrunk"
 					echo "peak_slabs: $peak"
 					echo "rest_slabs: $rest"
@@ -134,10 +117,10 @@ run_placements() {
 					sh "$S/tools/report/lockstat-report.sh" report "$p$sfx park=$m round $r" \
 						>"$OUT/lockstat/$p$sfx-park$m-$r.txt"
 				fi
-				state=$(sed -n 's/^state: //p' "$D/results")
+				state=$(sed -n 's/^state: //p' "$DBG/results")
 				if [ "$state" != "done" ]; then
 					echo "# run ended in state '$state':"
-					cat "$D/results"
+					cat "$DBG/results"
 					exit 1
 				fi
 			done
@@ -151,16 +134,16 @@ if [ -z "$sweep" ]; then
 	run_placements ""
 else
 	[ "$modes" = base ] || modes="0 1"
-	dflt=$(cat "$SYS/sheaf_capacity")
+	dflt=$(cat "$SLAB/sheaf_capacity")
 	[ "$dflt" -gt 0 ] || { echo "# sheaf sweep: the cache has no sheaves (sheaf_capacity $dflt)"; exit 1; }
 	for f in 1 2 4 8; do
 		rmmod slub_stress
 		insmod "$KO" cache_name=$CACHE duration_ms="$dur" \
 			sheaf_capacity=$((f * dflt))
-		cap=$(cat "$SYS/sheaf_capacity")
+		cap=$(cat "$SLAB/sheaf_capacity")
 		echo "# sheaf sweep: ${f}x the default $dflt: sheaf_capacity $cap"
 		run_placements "-sc$cap"
 	done
 fi
-[ -f "$SYS/park" ] && echo 1 >"$SYS/park"
+[ -f "$SLAB/park" ] && echo 1 >"$SLAB/park"
 echo "# all runs done in $(( $(date +%s) - t0 ))s"

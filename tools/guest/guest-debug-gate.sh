@@ -53,10 +53,6 @@ case "$SKIPS" in *" kunit-slow "*) KUNIT_SLOW=1 ;; esac
 # shellcheck source=tools/guest/guest-lib.sh
 . /slabpark/tools/guest/guest-lib.sh
 
-TESTNO=0
-NPASS=0
-NFAIL=0
-NSKIP=0
 KUNIT_PASS=0
 KUNIT_FAIL=0
 KUNIT_SKIP=0
@@ -67,37 +63,7 @@ RMMODS=0
 STRESS_RUNS=0
 PARKS=0
 LEAKS=0
-CASE_BAD=0
-FAILED=
-
-# Result of one test point: pass when no case of it went wrong.
-# The comment of each result line ends with the test point's wall time.
-TP_T0=0
-tp_begin() {
-	CASE_BAD=0
-	TP_T0=$(date +%s)
-}
-tp_end() {
-	TESTNO=$((TESTNO + 1))
-	c="${2:+$2, }$(($(date +%s) - TP_T0))s"
-	if [ "$CASE_BAD" = 0 ]; then
-		echo "ok $TESTNO $1 # $c"
-		NPASS=$((NPASS + 1))
-	else
-		echo "not ok $TESTNO $1 # $c"
-		NFAIL=$((NFAIL + 1))
-		FAILED="$FAILED${FAILED:+,}$1"
-	fi
-}
-tp_skip() {
-	TESTNO=$((TESTNO + 1))
-	echo "ok $TESTNO $1 # SKIP $2"
-	NSKIP=$((NSKIP + 1))
-}
-bad() {
-	say "FAIL: $*"
-	CASE_BAD=1
-}
+bad() { tp_bad "$@"; }
 skipped() { case "$SKIPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
 dmesg_tail() { dmesg | tail -n "${1:-8}" | sed 's/^/#   dmesg: /'; }
@@ -223,12 +189,12 @@ t_kunit() {
 
 t_kselftest() {
 	tp_begin
-	if [ ! -x $S/kselftest/run_kselftest.sh ]; then
+	if [ ! -x "$S/kselftest/run_kselftest.sh" ]; then
 		bad "no $S/kselftest/run_kselftest.sh"
 		tp_end kselftest
 		return
 	fi
-	out=$(cd $S/kselftest && ./run_kselftest.sh -c slub_park 2>&1)
+	out=$(cd "$S/kselftest" && ./run_kselftest.sh -c slub_park 2>&1)
 	rc=$?
 	echo "$out" | sed 's/^/#   /'
 	echo "$out" >"$OUT/kselftest-$LABEL.txt"

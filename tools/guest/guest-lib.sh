@@ -1,20 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers shared by the guest scripts (debug-gate.sh, soak.sh, check.sh,
-# kunit-mutants.sh); sourced from /slabpark/tools/guest/guest-lib.sh, where
-# tools/vm/stage-guest.sh puts it.  busybox sh.
+# Helpers shared by the guest scripts (guest-*.sh); sourced from
+# /slabpark/tools/guest/guest-lib.sh, where tools/vm/stage-guest.sh puts
+# it, and by guest-compare.sh on the host too (make run HOST=1, with
+# SLABPARK_DIR, SLABPARK_KO and SLABPARK_OUT set).  busybox sh.
 #
-# The sourcing script defines bad MESSAGE (record a failure).
+# The sourcing script defines bad MESSAGE (record a failure) if it uses
+# the checks below.
 #
 # Paths: S KO MOD CACHE SLAB DBG KML OUT; topology: NNODES, NODE_CPUS
 # (CPUs of node 0).
 #   say MSG            a KTAP diagnostic line
+#   tp_begin, tp_bad MSG, tp_end NAME [COMMENT], tp_skip NAME REASON
+#                      test points (below)
 #   wr FILE VALUE      write VALUE; on failure the shell's error text in WERR
 #   first FILE         first field of a sysfs/debugfs file ("<sum> N0=..")
 #   rval KEY           "KEY: value" of the module's debugfs results
 #   has_park, has_parked, has_stats, mod_loaded
-#   zero_stats         zero park_slab, unpark_slab, unpark_event
+#   zero_stats         zero every SLUB stat file of the cache (the 0600
+#                      attributes other than the tunables and triggers)
 #   quiesce            wait for the unpark work, then up to 2 s for parked 0
 #   check_parking WHAT WHEN
 #                      parked 0, park_slab == unpark_slab, unpark_slab >=
@@ -43,14 +48,14 @@
 
 # These variables are for the scripts that source this file.
 # shellcheck disable=SC2034
-S=/slabpark
-KO=$S/mm/slub_stress.ko
+S=${SLABPARK_DIR:-/slabpark}
+KO=${SLABPARK_KO:-$S/mm/slub_stress.ko}
 MOD=slub_stress
 CACHE=nfs_page_test
 SLAB=/sys/kernel/slab/$CACHE
 DBG=/sys/kernel/debug/$MOD
 KML=/sys/kernel/debug/kmemleak
-OUT=$S/out
+OUT=${SLABPARK_OUT:-$S/out}
 mkdir -p "$OUT"
 
 NODE_CPUS=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' \
@@ -66,6 +71,44 @@ wr() {
 	WERR=$(sh -c 'echo "$1" > "$2"' wr "$2" "$1" 2>&1)
 }
 
+# Test points (KTAP), for scripts with several: tp_begin, then any number
+# of tp_bad MESSAGE (prints "# FAIL: MESSAGE", the point fails), then
+# tp_end NAME [COMMENT]: "ok N NAME # COMMENT, <wall time>s" or "not ok";
+# tp_skip NAME REASON.  Counts in TESTNO NPASS NFAIL NSKIP; FAILED lists
+# the failed names, comma-separated.
+TESTNO=0
+NPASS=0
+NFAIL=0
+NSKIP=0
+FAILED=
+CASE_BAD=0
+TP_T0=0
+tp_begin() {
+	CASE_BAD=0
+	TP_T0=$(date +%s)
+}
+tp_bad() {
+	say "FAIL: $*"
+	CASE_BAD=1
+}
+tp_end() {
+	TESTNO=$((TESTNO + 1))
+	c="${2:+$2, }$(($(date +%s) - TP_T0))s"
+	if [ "$CASE_BAD" = 0 ]; then
+		echo "ok $TESTNO $1 # $c"
+		NPASS=$((NPASS + 1))
+	else
+		echo "not ok $TESTNO $1 # $c"
+		NFAIL=$((NFAIL + 1))
+		FAILED="$FAILED${FAILED:+,}$1"
+	fi
+}
+tp_skip() {
+	TESTNO=$((TESTNO + 1))
+	echo "ok $TESTNO $1 # SKIP $2"
+	NSKIP=$((NSKIP + 1))
+}
+
 first() {
 	v=
 	read -r v _ <"$1" 2>/dev/null
@@ -79,8 +122,12 @@ has_stats() { [ -f "$SLAB/park_slab" ]; }
 mod_loaded() { [ -d /sys/module/$MOD ]; }
 
 zero_stats() {
-	for f in park_slab unpark_slab unpark_event; do
-		[ -f "$SLAB/$f" ] && wr "$SLAB/$f" 0
+	find "$SLAB/" -maxdepth 1 -type f -perm 600 | while read -r f; do
+		case "${f##*/}" in
+		min_partial|cpu_partial|validate|failslab|shrink|\
+		remote_node_defrag_ratio|skip_kfence|park) continue ;;
+		esac
+		echo 0 >"$f"
 	done
 	return 0
 }

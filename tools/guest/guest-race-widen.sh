@@ -30,11 +30,11 @@ case "$DUR_S" in
 ''|*[!0-9]*) echo "usage: $0 [SECONDS_PER_RUN]" >&2; exit 2 ;;
 esac
 
-fails=0
-bad() { say "FAIL: $*"; fails=$((fails + 1)); }
+bad() { tp_bad "$@"; }
 
 echo "TAP version 13"
 echo "1..1"
+tp_begin
 [ -f "$PARAMS/slub_widen_races" ] || { echo "not ok 1 race_widen # this kernel has no $PARAMS/slub_widen_races (not the widen variant)"; exit 1; }
 [ "$NNODES" -ge 2 ] || { echo "not ok 1 race_widen # needs 2 NUMA nodes, have $NNODES"; exit 1; }
 insmod "$KO" no_sheaves=1 placement=cross alloc_node=0 free_node=1 threads=4 ||
@@ -86,9 +86,5 @@ if [ "$rechecked" -eq 0 ]; then
 fi
 rmmod "$MOD" || bad "rmmod: failed"
 
-if [ "$fails" -eq 0 ]; then
-	echo "ok 1 race_widen"
-	exit 0
-fi
-echo "not ok 1 race_widen"
-exit 1
+tp_end race_widen "$total_parks parks, $rechecked taken back"
+[ "$NFAIL" = 0 ]
