@@ -170,10 +170,15 @@ mod_loaded() {
 # --------------------------------------------------------------------------
 # dmesg canary (tools/testing/selftests/livepatch/functions.sh pattern).
 
+# canary [nowait]: log a new marker and wait until dmesg shows it; with
+# nowait, do not read dmesg back (a write to /dev/kmsg is in the log when
+# it returns; the check is for the first one of a test, and a whole dmesg
+# read costs much under KASAN and TCG, where the fuzz cases run).
 canary() {
 	SEQ=$((SEQ + 1))
 	CANARY="slub_park kselftest canary $$.$SEQ.$(date +%s)"
 	echo "$CANARY" > /dev/kmsg
+	[ "${1:-}" = nowait ] && return 0
 	cn_i=0
 	while ! dmesg | grep -qF "$CANARY"; do
 		cn_i=$((cn_i + 1))
@@ -543,7 +548,9 @@ t_bad_params_load() {
 			# the default placement (cross) needs two nodes
 			[ "$NR_NODES" -ge 2 ] || params="placement=local $params" ;;
 		esac
-		canary || return 1
+		# one dmesg read a refused case; run_test checks the whole
+		# test for splats
+		canary nowait
 		# shellcheck disable=SC2086
 		if ld_err=$(insmod "$KO" $params < /dev/null 2>&1); then
 			if [ "$expect" != ok ]; then
@@ -586,9 +593,6 @@ t_bad_params_load() {
 		done
 		if [ "$found" -ne 1 ]; then
 			diag "insmod $params: no pr_err naming '$names'; got: $(echo "$msgs" | tr '\n' '|')"
-			ok=1
-		fi
-		if splat_since_canary; then
 			ok=1
 		fi
 	done <<EOF
