@@ -73,12 +73,17 @@ kver=$(uname -r)
 kdir=${KDIR:-/lib/modules/$kver/build}
 module=${HOST_MODULE:-}
 
-# online_nodes: how many NUMA nodes are online ("0-1", "0,2-3", ...)
-online_nodes() {
-	local f=$sys/devices/system/node/online
-	[ -r "$f" ] || { echo 0; return; }
+# cpulist_count FILE: how many ids a cpulist/nodelist file names ("0-1",
+# "0,2-3", ...); 0 when it cannot be read
+cpulist_count() {
+	[ -r "$1" ] || { echo 0; return; }
 	awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
-		n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' "$f"
+		n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' "$1"
+}
+
+# online_nodes: how many NUMA nodes are online
+online_nodes() {
+	cpulist_count "$sys/devices/system/node/online"
 }
 
 # One check after another, each failure one line (sp_die).
@@ -173,8 +178,7 @@ trap 'exit 143' TERM
 trap 'exit 129' HUP
 
 nnodes=$(online_nodes)
-cpn=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
-	n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' /sys/devices/system/node/node0/cpulist)
+cpn=$(cpulist_count /sys/devices/system/node/node0/cpulist)
 shape="$nnodes nodes x $cpn CPUs, $(hostname), kernel $kver"
 sp_stage "comparing on this host ($shape): RUNS=$RUNS DURATION_MS=$DURATION_MS PLACEMENTS=\"$PLACEMENTS\" (log: $data/compare.log)"
 # In a process group of its own (set -m), so that the trap can end all of

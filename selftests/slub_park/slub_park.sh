@@ -27,6 +27,14 @@ set -u
 ksft_skip=4
 MOD=slub_stress
 SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
+if [ ! -r "$SCRIPT_DIR/slub_park_lib.sh" ]; then
+	echo "Error: $SCRIPT_DIR/slub_park_lib.sh is missing (install it with the test)" >&2
+	exit 1
+fi
+# nap write_file sum_of stat_files clear_stat_files stat_snapshot
+# cpulist_count online_nodes mod_loaded load_splat_re
+# shellcheck source=selftests/slub_park/slub_park_lib.sh
+. "$SCRIPT_DIR/slub_park_lib.sh"
 KSRC=${KSRC:-}
 CACHE=nfs_page_test
 SLAB=/sys/kernel/slab/$CACHE
@@ -97,17 +105,6 @@ finish() {
 # --------------------------------------------------------------------------
 # Small helpers.
 
-# Fractional sleep where busybox/coreutils support it.
-nap() {
-	sleep "$1" 2>/dev/null || sleep 1
-}
-
-# write_file PATH VALUE: 0 on success; on failure WERR holds the shell's
-# error text (e.g. "sh: write error: Invalid argument").
-write_file() {
-	WERR=$( { echo "$2" > "$1"; } 2>&1 )
-}
-
 # expect_write_err PATH VALUE ERRTEXT: the write must fail with ERRTEXT.
 expect_write_err() {
 	if write_file "$1" "$2"; then
@@ -119,15 +116,6 @@ expect_write_err() {
 	esac
 	diag "writing '$2' to $1: got '$WERR', expected '$3'"
 	return 1
-}
-
-# First field of a sysfs counter file ("<sum> N0=.." / "<sum> C0=..").
-sum_of() {
-	sum_v=
-	if [ -r "$1" ]; then
-		read -r sum_v _ < "$1" || sum_v=
-	fi
-	echo "${sum_v:-}"
 }
 
 stat_sum() {
@@ -151,20 +139,6 @@ cmp_dec() {
 		if (op == "ge") exit !(v >= l)
 		if (op == "le") exit !(v <= l)
 		exit 1 }'
-}
-
-online_nodes() {
-	if [ ! -r /sys/devices/system/node/online ]; then
-		echo 0
-		return
-	fi
-	tr ',' '\n' < /sys/devices/system/node/online | awk -F- '
-		NF == 1 && $1 != "" { print $1 }
-		NF == 2 { for (i = $1; i <= $2; i++) print i }'
-}
-
-mod_loaded() {
-	[ -d "/sys/module/$MOD" ]
 }
 
 # --------------------------------------------------------------------------
@@ -196,17 +170,6 @@ since_canary() {
 		sed -e 's/^\[[ 0-9.]*\] //' -e 's/^\[ *[CT][0-9]*\] //'
 }
 
-# The kernel problems that fail a test: splat.ere next to this script (one
-# extended regex, also used by the bench's console checks).
-SPLAT_RE=
-load_splat_re() {
-	if [ ! -r "$SCRIPT_DIR/splat.ere" ]; then
-		echo "Error: $SCRIPT_DIR/splat.ere is missing (install it with the test)" >&2
-		exit 1
-	fi
-	read -r SPLAT_RE < "$SCRIPT_DIR/splat.ere"
-}
-
 # Returns 0 (and prints the lines) when a splat follows the canary.
 splat_since_canary() {
 	sp_lines=$(since_canary | grep -E "$SPLAT_RE")
@@ -230,7 +193,7 @@ fuzz_words() {
 	FZ_NODE_IDS=$((${fz_p##*[-,]} + 1))
 	fz_c=/sys/devices/system/node/node0/cpulist
 	[ -r "$fz_c" ] || fz_c=/sys/devices/system/cpu/online
-	FZ_THREADS=$((4 * $(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' "$fz_c")))
+	FZ_THREADS=$((4 * $(cpulist_count "$fz_c")))
 	FZ_ALL_THREADS1=$((4 * $(grep -c '^processor' /proc/cpuinfo) + 1))
 }
 
@@ -318,11 +281,6 @@ cleanup() {
 # --------------------------------------------------------------------------
 # Runs.
 
-STAT_FILES="alloc_fastpath alloc_slowpath free_fastpath free_slowpath
-free_add_partial free_remove_partial alloc_slab free_slab order_fallback
-cmpxchg_double_fail sheaf_flush sheaf_refill barn_get barn_put
-park_slab unpark_slab unpark_event"
-
 has_stats() {
 	[ -e "$SLAB/free_slowpath" ]
 }
@@ -335,10 +293,7 @@ clear_stats() {
 		cs_p=$(wait_parked_zero)
 		[ "$cs_p" = 0 ] || diag "clear_stats: $cs_p slabs still parked"
 	fi
-	for cs_s in $STAT_FILES; do
-		[ -e "$SLAB/$cs_s" ] && echo 0 > "$SLAB/$cs_s"
-	done
-	return 0
+	clear_stat_files "$SLAB"
 }
 
 # do_run NAME key=val...: set run parameters through debugfs, clear the
@@ -381,10 +336,7 @@ do_run() {
 	# parked count right at the end of the run (read-only walk)
 	DR_PARKED=$(parked_now)
 	cat "$DBG/results" > "$TMP/$dr_name.res"
-	: > "$TMP/$dr_name.stats"
-	for dr_s in $STAT_FILES; do
-		[ -e "$SLAB/$dr_s" ] && echo "$dr_s $(stat_sum "$dr_s")" >> "$TMP/$dr_name.stats"
-	done
+	stat_snapshot "$SLAB" > "$TMP/$dr_name.stats"
 	diag "$dr_name: $dr_state; $(res "$TMP/$dr_name.res" frees) frees, $(res "$TMP/$dr_name.res" ops_per_sec) ops/s, remote $(res "$TMP/$dr_name.res" remote_free_pct)%${DR_PARKED:+, parked at end $DR_PARKED}"
 	return 0
 }
@@ -1402,7 +1354,7 @@ t_manual_rmmod() {
 main() {
 	MODE=${1:-smoke}
 	load_ktap
-	load_splat_re
+	load_splat_re "$SCRIPT_DIR" || exit 1
 	if [ ! -r "$FUZZ_CASES" ]; then
 		echo "Error: $FUZZ_CASES is missing (install it with the test)" >&2
 		exit 1

@@ -208,8 +208,8 @@ t_kselftest() {
 # objects in the cache before a run (after shrink), the baseline for after
 OBJ_BASE=
 objects_base() {
-	wr "$SLAB/shrink" 1
-	OBJ_BASE=$(first "$SLAB/objects")
+	write_file "$SLAB/shrink" 1
+	OBJ_BASE=$(sum_of "$SLAB/objects")
 }
 
 # The CPUs a run frees on: the shrink loops run there, so that the objects
@@ -230,7 +230,7 @@ free_cpus() {
 # to $OUT/shrink-errors; each shrink done adds a line to $OUT/shrinks, so
 # that a run that parked nothing says whether any shrink ran.
 shrink_during_run() {
-	for c in $(echo "$1" | awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) print c } }'); do
+	for c in $(cpulist_expand "$1"); do
 		# Fork-free and favoured: the run's kthreads keep these CPUs
 		# busy, and a loop that forked cat and sleep got 0 to 7 shrinks
 		# in a 6 s run under TCG + KASAN (a park=2 run then parked
@@ -262,13 +262,13 @@ RUN_PARKS=0
 stress_run() {
 	what=$1
 	if [ -n "$3" ] && has_park; then
-		wr "$SLAB/park" "$3" || bad "$what: echo $3 > park: $WERR"
+		write_file "$SLAB/park" "$3" || bad "$what: echo $3 > park: $WERR"
 		[ "$(cat "$SLAB/park")" = "$3" ] || bad "$what: park reads '$(cat "$SLAB/park")', want $3"
 	fi
 	objects_base
 	zero_stats
 	rm -f "$OUT/shrink-errors" "$OUT/shrinks"
-	if ! wr "$DBG/run" 1; then
+	if ! write_file "$DBG/run" 1; then
 		bad "$what: echo 1 > run: $WERR"
 		dmesg_tail
 		return
@@ -276,10 +276,10 @@ stress_run() {
 	shrink_during_run "$(free_cpus "$2")"
 	st=$(timeout 300 cat "$DBG/wait")
 	# the shrink loops end with the run: stop it if it did not end
-	[ "$st" = "state: done" ] || wr "$DBG/stop" 1
+	[ "$st" = "state: done" ] || write_file "$DBG/stop" 1
 	wait
 	RUN_PARKS=0
-	has_stats && RUN_PARKS=$(first "$SLAB/park_slab")
+	has_stats && RUN_PARKS=$(sum_of "$SLAB/park_slab")
 	STRESS_RUNS=$((STRESS_RUNS + 1))
 	[ "$st" = "state: done" ] || bad "$what: wait says '$st', want 'state: done'"
 	[ "$(rval error)" = 0 ] || bad "$what: results error $(rval error)"
@@ -424,11 +424,11 @@ t_fuzz_park() {
 	insmod "$KO" || { bad "insmod failed"; tp_end fuzz-park; return; }
 	for base in 0 2 1; do
 		FUZZ=$((FUZZ + 1))
-		wr "$SLAB/park" $base || bad "echo $base > park: $WERR"
+		write_file "$SLAB/park" $base || bad "echo $base > park: $WERR"
 		[ "$(cat "$SLAB/park")" = $base ] || bad "park reads '$(cat "$SLAB/park")' after writing $base"
 		for v in 3 255 256 -1 abc 1x 2.5 0x3 ' ' 99999999999; do
 			FUZZ=$((FUZZ + 1))
-			if wr "$SLAB/park" "$v"; then
+			if write_file "$SLAB/park" "$v"; then
 				bad "echo '$v' > park succeeded, want EINVAL"
 				FUZZ_BAD=$((FUZZ_BAD + 1))
 			else
@@ -444,7 +444,7 @@ t_fuzz_park() {
 	# read-only files refuse writes
 	if [ -f "$SLAB/parked" ]; then
 		FUZZ=$((FUZZ + 1))
-		wr "$SLAB/parked" 0 && { bad "write to read-only parked succeeded"; FUZZ_BAD=$((FUZZ_BAD + 1)); }
+		write_file "$SLAB/parked" 0 && { bad "write to read-only parked succeeded"; FUZZ_BAD=$((FUZZ_BAD + 1)); }
 	fi
 	unload
 	tp_end fuzz-park "$((FUZZ - f0)) cases"
@@ -468,9 +468,9 @@ t_rmmod() {
 			continue
 		fi
 		if has_park; then
-			wr "$SLAB/park" $((i % 3)) || bad "rmmod $i: echo $((i % 3)) > park: $WERR"
+			write_file "$SLAB/park" $((i % 3)) || bad "rmmod $i: echo $((i % 3)) > park: $WERR"
 		fi
-		wr "$DBG/run" 1 || bad "rmmod $i: run: $WERR"
+		write_file "$DBG/run" 1 || bad "rmmod $i: run: $WERR"
 		# 0.2 .. 1.1 s into the run
 		sleep "$(awk -v i=$i 'BEGIN { printf "%.1f", 0.2 + (i * 7 % 10) / 10 }')"
 		[ "$(cat "$DBG/status")" = running ] || bad "rmmod $i: not running before rmmod"
@@ -545,7 +545,7 @@ done
 tp_begin
 dmesg >"$OUT/dmesg-$LABEL.txt"
 # the project's one kernel-problem regex, installed with the kselftest
-read -r SPLAT_RE <"$S/kselftest/slub_park/splat.ere" || bad "no $S/kselftest/slub_park/splat.ere"
+load_splat_re "$S/kselftest/slub_park" || bad "no $S/kselftest/slub_park/splat.ere"
 probs=$(grep -cE "$SPLAT_RE" "$OUT/dmesg-$LABEL.txt")
 if [ "$probs" != 0 ]; then
 	bad "$probs kernel problem line(s) in dmesg:"

@@ -11,15 +11,17 @@
 #
 # Paths: S KO MOD CACHE SLAB DBG KML OUT; topology: NNODES, NODE_CPUS
 # (CPUs of node 0).
+# From the kselftest's slub_park_lib.sh (installed with it in the guest;
+# selftests/slub_park/ on the host): nap, write_file (error text in WERR),
+# sum_of, stat_files, clear_stat_files, stat_snapshot, cpulist_count,
+# online_nodes, mod_loaded, load_splat_re.
+#
 #   say MSG            a KTAP diagnostic line
 #   tp_begin, tp_bad MSG, tp_end NAME [COMMENT], tp_skip NAME REASON
 #                      test points (below)
-#   wr FILE VALUE      write VALUE; on failure the shell's error text in WERR
-#   first FILE         first field of a sysfs/debugfs file ("<sum> N0=..")
 #   rval KEY           "KEY: value" of the module's debugfs results
 #   has_park, has_parked, has_stats, mod_loaded
-#   zero_stats         zero every SLUB stat file of the cache (the 0600
-#                      attributes other than the tunables and triggers)
+#   zero_stats         zero every SLUB stat file of the cache
 #   quiesce            wait for the unpark work, then up to 2 s for parked 0
 #   check_parking WHAT WHEN
 #                      parked 0, park_slab == unpark_slab, unpark_slab >=
@@ -58,18 +60,19 @@ KML=/sys/kernel/debug/kmemleak
 OUT=${SLABPARK_OUT:-$S/out}
 mkdir -p "$OUT"
 
-NODE_CPUS=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' \
-	/sys/devices/system/node/node0/cpulist)
+for gl_f in "$S/kselftest/slub_park/slub_park_lib.sh" "$S/selftests/slub_park/slub_park_lib.sh"; do
+	if [ -r "$gl_f" ]; then
+		# shellcheck source=selftests/slub_park/slub_park_lib.sh
+		. "$gl_f"
+		break
+	fi
+done
+command -v write_file >/dev/null || { echo "guest-lib.sh: no slub_park_lib.sh under $S" >&2; exit 1; }
+
+NODE_CPUS=$(cpulist_count /sys/devices/system/node/node0/cpulist)
 NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
 
 say() { echo "# $*"; }
-
-# wr FILE VALUE: write VALUE and a newline in a child shell, so that its
-# error message ("sh: write error: Invalid argument") is complete in WERR.
-WERR=
-wr() {
-	WERR=$(sh -c 'echo "$1" > "$2"' wr "$2" "$1" 2>&1)
-}
 
 # Test points (KTAP), for scripts with several: tp_begin, then any number
 # of tp_bad MESSAGE (prints "# FAIL: MESSAGE", the point fails), then
@@ -109,35 +112,19 @@ tp_skip() {
 	NSKIP=$((NSKIP + 1))
 }
 
-first() {
-	v=
-	read -r v _ <"$1" 2>/dev/null
-	echo "$v"
-}
-
 rval() { sed -n "s/^$1: //p" "$DBG/results"; }
 has_park() { [ -f "$SLAB/park" ]; }
 has_parked() { [ -f "$SLAB/parked" ]; }
 has_stats() { [ -f "$SLAB/park_slab" ]; }
-mod_loaded() { [ -d /sys/module/$MOD ]; }
 
-zero_stats() {
-	find "$SLAB/" -maxdepth 1 -type f -perm 600 | while read -r f; do
-		case "${f##*/}" in
-		min_partial|cpu_partial|validate|failslab|shrink|\
-		remote_node_defrag_ratio|skip_kfence|park) continue ;;
-		esac
-		echo 0 >"$f"
-	done
-	return 0
-}
+zero_stats() { clear_stat_files "$SLAB"; }
 
 # The unpark work runs 100 ms after the first park; wait with slack.
 quiesce() {
 	sleep 0.5
 	has_parked || return 0
 	i=0
-	while [ "$(first "$SLAB/parked")" != 0 ] && [ $i -lt 20 ]; do
+	while [ "$(sum_of "$SLAB/parked")" != 0 ] && [ $i -lt 20 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -153,9 +140,9 @@ check_parking() {
 	fi
 	PS=0 US=0 UE=0
 	has_stats || return 0
-	PS=$(first "$SLAB/park_slab")
-	US=$(first "$SLAB/unpark_slab")
-	UE=$(first "$SLAB/unpark_event")
+	PS=$(sum_of "$SLAB/park_slab")
+	US=$(sum_of "$SLAB/unpark_slab")
+	UE=$(sum_of "$SLAB/unpark_event")
 	[ "$PS" = "$US" ] || bad "$1: park_slab $PS != unpark_slab $US $2"
 	[ "$US" -ge "$UE" ] 2>/dev/null || bad "$1: unpark_slab $US < unpark_event $UE $2"
 }
@@ -164,11 +151,11 @@ check_after_run() {
 	quiesce
 	check_parking "$1" "after quiescence"
 	has_stats && say "$1: park_slab $PS unpark_slab $US unpark_event $UE"
-	wr "$SLAB/shrink" 1 || bad "$1: shrink: $WERR"
+	write_file "$SLAB/shrink" 1 || bad "$1: shrink: $WERR"
 	quiesce
 	check_parking "$1" "after shrink"
 	has_stats && say "$1: after shrink: park_slab $PS unpark_slab $US unpark_event $UE"
-	o=$(first "$SLAB/objects")
+	o=$(sum_of "$SLAB/objects")
 	[ "$o" = "$2" ] || bad "$1: objects is $o after the run and shrink, $2 before"
 }
 

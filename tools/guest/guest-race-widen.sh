@@ -48,7 +48,7 @@ fi
 # after the cmpxchg: repeat the round until the race was hit at least once,
 # up to 3 rounds.
 rechecks() { cat "$PARAMS/slub_park_rechecks"; }
-wr "$PARAMS/slub_widen_races" 1 || bad "enable the delays: $WERR"
+write_file "$PARAMS/slub_widen_races" 1 || bad "enable the delays: $WERR"
 hits0=$(cat "$PARAMS/slub_widen_hits")
 rechecks0=$(rechecks)
 total_parks=0
@@ -56,14 +56,14 @@ round=0
 while :; do
 	round=$((round + 1))
 	for mode in 2 1; do
-		wr "$SLAB/park" "$mode" || bad "park=$mode: $WERR"
+		write_file "$SLAB/park" "$mode" || bad "park=$mode: $WERR"
 		for inf in 4 16 64; do
 			what="round $round park=$mode inflight=$inf"
 			zero_stats
-			obj=$(first "$SLAB/objects")
-			wr "$DBG/inflight" "$inf" || bad "$what: $WERR"
-			wr "$DBG/duration_ms" $((DUR_S * 1000)) || bad "$what: $WERR"
-			wr "$DBG/run" 1 || bad "$what: cannot start: $WERR"
+			obj=$(sum_of "$SLAB/objects")
+			write_file "$DBG/inflight" "$inf" || bad "$what: $WERR"
+			write_file "$DBG/duration_ms" $((DUR_S * 1000)) || bad "$what: $WERR"
+			write_file "$DBG/run" 1 || bad "$what: cannot start: $WERR"
 			state=$(cat "$DBG/wait")
 			[ "$state" = "state: done" ] || bad "$what: run ended '$state'"
 			[ "$(rval allocs)" = "$(rval frees)" ] || bad "$what: allocs $(rval allocs) != frees $(rval frees)"
@@ -76,7 +76,7 @@ while :; do
 	[ "$rechecked" -gt 0 ] || [ "$round" -ge 3 ] || continue
 	break
 done
-wr "$PARAMS/slub_widen_races" 0
+write_file "$PARAMS/slub_widen_races" 0
 hits=$(( $(cat "$PARAMS/slub_widen_hits") - hits0 ))
 say "$round round(s): parks $total_parks, delays in park windows $hits, parks taken back after the cmpxchg $rechecked"
 [ "$total_parks" -gt 0 ] || bad "nothing parked: the race was not exercised"

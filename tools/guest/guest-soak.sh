@@ -99,21 +99,21 @@ one_run() {
 		  "inflight $inf" "batch $b" "duration_ms $dur" "sample_shift $sh_"; do
 		# shellcheck disable=SC2086 # "file value" on purpose
 		set -- $kv
-		wr "$DBG/$1" "$2" || { bad "echo $2 > $1: $WERR"; return; }
+		write_file "$DBG/$1" "$2" || { bad "echo $2 > $1: $WERR"; return; }
 	done
 	what="run $((RUNS + 1)): $pl a$an f$fn threads=$th inflight=$inf batch=$b ${dur}ms shift=$sh_"
 
 	# baseline at quiescence: objects after shrink, counters zeroed
-	wr "$SLAB/shrink" 1
-	base=$(first "$SLAB/objects")
+	write_file "$SLAB/shrink" 1
+	base=$(sum_of "$SLAB/objects")
 	p0=
 	if has_park; then
 		p0=$(pick 0 1 2)
-		wr "$SLAB/park" "$p0" || bad "echo $p0 > park: $WERR"
+		write_file "$SLAB/park" "$p0" || bad "echo $p0 > park: $WERR"
 	fi
 	zero_stats
 
-	if ! wr "$DBG/run" 1; then
+	if ! write_file "$DBG/run" 1; then
 		bad "$what: run: $WERR"
 		return
 	fi
@@ -124,14 +124,14 @@ one_run() {
 		sleep "0.$(rnd 5)$(rnd 10)"
 		if has_park; then
 			m=$(pick 0 1 2)
-			wr "$SLAB/park" "$m" || bad "$what: echo $m > park during the run: $WERR"
+			write_file "$SLAB/park" "$m" || bad "$what: echo $m > park during the run: $WERR"
 			tg=$((tg + 1))
 		fi
 		# shrink is a list walker that unparks; under KASAN it also
 		# flushes the quarantine, so that frees reach the slabs (and
 		# park) while the allocators run
 		if [ "$(rnd 4)" = 0 ]; then
-			wr "$SLAB/shrink" 1 || bad "$what: shrink during the run: $WERR"
+			write_file "$SLAB/shrink" 1 || bad "$what: shrink during the run: $WERR"
 			sk=$((sk + 1))
 		fi
 		# concurrent readers of the counters the series touches

@@ -178,24 +178,15 @@ cfgstamp=$bdir/slabpark.config-hash
 if [ ! -f "$bdir/.config" ] || [ "$(cat "$cfgstamp" 2>/dev/null)" != "$cfghash" ]; then
 	sp_stage "configuring $ver ($variant, $cfgname): allnoconfig + $(basename -a "${frags[@]}" | tr '\n' ' ')"
 	cat "${frags[@]}" >"$bdir/slabpark.fragment"
-	sp_run_logged "$bdir/config.log" "kernel configuration" \
-		make "${makeargs[@]}" KCONFIG_ALLCONFIG="$bdir/slabpark.fragment" allnoconfig
-	# Every symbol the fragments ask for must have survived Kconfig.
-	bad=$(awk '
-		FNR == NR {
-			if ($0 ~ /^CONFIG_[A-Za-z0-9_]+=/) { sym = $0; sub(/=.*/, "", sym); want[sym] = $0 }
-			else if ($0 ~ /^# CONFIG_[A-Za-z0-9_]+ is not set/) { want[$2] = "n" }
-			next
-		}
-		/^CONFIG_/ { sym = $0; sub(/=.*/, "", sym); have[sym] = $0 }
-		END {
-			for (s in want) {
-				if (want[s] == "n") { if (have[s] ~ /=[ym]$/) print s "=n" }
-				else if (have[s] != want[s]) print want[s]
-			}
-		}
-	' "$bdir/slabpark.fragment" "$bdir/.config" | sort)
-	[ -z "$bad" ] || sp_die "Kconfig dropped requested options (missing dependencies?): $(echo "$bad" | tr '\n' ' ')"
+	# The kernel's merge_config.sh: allnoconfig plus the fragments in
+	# order (a later one may override an earlier one), then a WARNING for
+	# every requested value that is not in the final .config (a missing
+	# dependency): each of those fails the build here.
+	sp_run_logged "$bdir/config.log" "kernel configuration (scripts/kconfig/merge_config.sh)" \
+		env -C "$src" ARCH="$arch" scripts/kconfig/merge_config.sh -n -Q -O "$bdir" "${frags[@]}"
+	bad=$(sed -n '/^WARNING: .*\(not in final\|differs\)/{n;s/^Requested value: //p}' \
+		"$bdir/config.log")
+	[ -z "$bad" ] || sp_die "Kconfig dropped requested options (missing dependencies?): $(echo "$bad" | tr '\n' ' ')(log: $bdir/config.log)"
 	echo "$cfghash" >"$cfgstamp"
 fi
 

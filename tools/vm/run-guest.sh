@@ -211,11 +211,30 @@ tail_log() {
 	tail -n 40 "$out/console.txt" >&2
 	echo "----" >&2
 }
+# decode_report FILE: the kernel's scripts/decode_stacktrace.sh on a
+# report (symbols to file:line where vmlinux has debug info, the Code:
+# line disassembled), when the build has vmlinux and its source tree the
+# script; else the report as it is.
+decode_report() {
+	local src dec
+	src=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$kdir/Makefile" 2>/dev/null | head -n 1)
+	dec=$src/scripts/decode_stacktrace.sh
+	if [ -f "$kdir/vmlinux" ] && [ -x "$dec" ] &&
+	   "$dec" "$kdir/vmlinux" "$src" <"$1" >"$1.decoded" 2>/dev/null &&
+	   [ -s "$1.decoded" ]; then
+		echo "(decoded by scripts/decode_stacktrace.sh; raw: $1)"
+		cat "$1.decoded"
+	else
+		cat "$1"
+	fi
+}
 if [ -n "$first" ]; then
 	echo "run-guest: FAIL: the kernel reported a problem at console line $first:" >&2
 	# the report: from the first line to the next '---[ end trace' or 60 lines
 	sed -n "${first},\$p" "$out/console.txt" |
-		awk 'NR > 1 && /---\[ end trace/ { print; exit } { print } NR >= 60 { exit }' >&2
+		awk 'NR > 1 && /---\[ end trace/ { print; exit } { print } NR >= 60 { exit }' \
+		>"$out/problem.txt"
+	decode_report "$out/problem.txt" >&2
 	echo "run-guest: full console: $out/console.log" >&2
 	exit 2
 fi
