@@ -75,9 +75,15 @@ cpulist_expand() {
 		} }'
 }
 
+# Not "read < FILE": busybox's read builtin gets nothing from the node
+# cpulist files (sysfs binary attributes), awk reads them whole.
 cpulist_count() {
-	read -r cc_l < "$1"
-	cpulist_expand "$cc_l" | grep -c .
+	awk -F, '{ n = 0
+		for (i = 1; i <= NF; i++) {
+			k = split($i, r, "-")
+			n += r[k] - r[1] + 1
+		}
+		print n }' "$1"
 }
 
 online_nodes() {
