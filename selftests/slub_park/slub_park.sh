@@ -843,15 +843,19 @@ wait_parked_zero() {
 
 # park_burst NAME: short park=2 cross runs until one ends with slabs still
 # parked ('parked' read as soon as the run is over, before the unpark work
-# has run), so that the caller acts on a cache with parked slabs; up to 5
-# tries.  BURST_PARKED is that count.  Leaves park=2 set.  Returns 1 when
+# has run), so that the caller acts on a cache with parked slabs; up to
+# BURST_TRIES tries: a burst whose end the unpark work beat leaves nothing,
+# and a make check once saw 5 such bursts in a row (10 tries; 3 under
+# KASAN, where the quarantine keeps the frees from parking anyway).
+# BURST_PARKED is that count.  Leaves park=2 set.  Returns 1 when
 # nothing was parked (SKIP_REASON says why if the frees were deferred, as
 # with KASAN's quarantine, which holds the frees of a run).
 BURST_PARKED=0
+BURST_TRIES=10
 park_burst() {
 	set_park 2 || return 1
 	pb_try=0
-	while [ "$pb_try" -lt 5 ]; do
+	while [ "$pb_try" -lt "$BURST_TRIES" ]; do
 		pb_try=$((pb_try + 1))
 		clear_stats	# the counters below are the last burst's
 		for kv in placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
@@ -869,9 +873,9 @@ park_burst() {
 		echo "$s $(stat_sum "$s")" >> "$TMP/burst.stats"
 	done
 	if why=$(frees_deferred burst); then
-		SKIP_REASON="nothing parked at the end of 5 park=2 bursts ($why)"
+		SKIP_REASON="nothing parked at the end of $BURST_TRIES park=2 bursts ($why)"
 	else
-		diag "$1: nothing parked at the end of 5 park=2 bursts"
+		diag "$1: nothing parked at the end of $BURST_TRIES park=2 bursts"
 	fi
 	return 1
 }
@@ -1409,6 +1413,7 @@ main() {
 	KASAN=
 	if dmesg | grep -q 'KernelAddressSanitizer initialized'; then
 		KASAN=1
+		BURST_TRIES=3
 	fi
 	TMP=$(mktemp -d /tmp/slub_park.XXXXXX) || skip_all "mktemp failed"
 	trap cleanup EXIT
