@@ -72,30 +72,32 @@ set_mode() {
 	esac
 }
 
-# stat_file FILE V0 V1 ...: "<sum> C<i>=<Vi> ..." for non-zero Vi
-stat_file() {
-	local f=$1 sum=0 i=0 parts="" v
-	shift
+# per_cpu_or_node FILE LETTER MODE V0 V1 ...: "<sum> <LETTER><i>=<Vi> ..."
+# for the non-zero Vi, mode MODE
+per_cpu_or_node() {
+	local f=$1 letter=$2 mode=$3 sum=0 i=0 parts="" v
+	shift 3
 	for v in "$@"; do
 		sum=$((sum + v))
-		[ "$v" -eq 0 ] || parts+=" C$i=$v"
+		[ "$v" -eq 0 ] || parts+=" $letter$i=$v"
 		i=$((i + 1))
 	done
 	printf '%s%s\n' "$sum" "$parts" >"$f"
-	set_mode "$f" 0600
+	set_mode "$f" "$mode"
 }
 
-# node_file FILE N0 N1 ...: "<sum> N<i>=<Ni> ..." for non-zero Ni
-node_file() {
-	local f=$1 sum=0 i=0 parts="" v
+# stat_file FILE V0 V1 ...: a SLUB stat file, per CPU
+stat_file() {
+	local f=$1
 	shift
-	for v in "$@"; do
-		sum=$((sum + v))
-		[ "$v" -eq 0 ] || parts+=" N$i=$v"
-		i=$((i + 1))
-	done
-	printf '%s%s\n' "$sum" "$parts" >"$f"
-	set_mode "$f" 0400
+	per_cpu_or_node "$f" C 0600 "$@"
+}
+
+# node_file FILE N0 N1 ...: a per-node count file
+node_file() {
+	local f=$1
+	shift
+	per_cpu_or_node "$f" N 0400 "$@"
 }
 
 scalar_file() {
