@@ -19,7 +19,8 @@
 #      test_park_leak_destroy fail
 #  32  switching to park mode 0 does not unpark: test_park_mode_off fails
 #  64  the unpark work does not discard the empty slabs that frees left
-#      listed (patch 6): test_park_empty_deferred fails
+#      listed (patch 6): test_park_empty_deferred and
+#      test_park_empty_deferred_far fail
 #
 # Usage: tools/check/kunit-mutants.sh [--kernel BUILD_DIR] [--modes 0,1,2,4,8,16,32,64]
 # Output: KTAP, one test point per mode.  Exit status 0 when every mode

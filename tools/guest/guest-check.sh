@@ -18,7 +18,7 @@
 #                    park=0/1/2.  Base kernel: refused as unpatched in one
 #                    line; with HOST_BASE_ONLY=1 the report of the base runs
 #   kunit            slub_kunit (staged as kunit/slub_kunit.ko): every case
-#                    passes, the 12 slab parking cases and the slow
+#                    passes, the 13 slab parking cases and the slow
 #                    kmalloc_nolock() kprobe case among them; only the perf
 #                    event case may skip (TCG has no hardware PMU)
 #

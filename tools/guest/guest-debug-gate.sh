@@ -14,7 +14,7 @@
 # Tests (KTAP, one test point each):
 #   kunit          insmod slub_kunit; every case of
 #                  /sys/kernel/debug/kunit/slub_test/results must pass, the
-#                  12 slab parking cases of the series among them
+#                  13 slab parking cases of the series among them
 #   kselftest      run_kselftest.sh -c slub_park (smoke mode)
 #   boot-park      a new cache's 'park' equals slab_park= of the command line
 #   stress-P-V     the stress module, placement P, V = park1 (sheaves),

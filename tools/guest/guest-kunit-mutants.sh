@@ -7,7 +7,7 @@
 # slub_break_parking=MODE, and check that exactly the cases that test what
 # MODE breaks fail.  Runs under busybox sh as /slabpark/run.sh.
 #
-# Usage: kunit-mutants.sh MODE      (0, or one of the bits 1 2 4 8 16 32)
+# Usage: kunit-mutants.sh MODE      (0, or one of the bits 1 2 4 8 16 32 64)
 
 set -u
 MODE=${1:?usage: kunit-mutants.sh MODE}
@@ -18,8 +18,8 @@ PARAM=/sys/module/kernel/parameters/slub_break_parking
 
 ALL="test_park_full_slab test_park_frees_keep_parked test_park_alloc_unparks
 test_park_bulk_alloc_unparks test_park_empty_min_partial test_park_shrink test_park_destroy
-test_park_leak_destroy test_park_work_unparks test_park_empty_deferred test_park_mode_off
-test_park_validate"
+test_park_leak_destroy test_park_work_unparks test_park_empty_deferred
+test_park_empty_deferred_far test_park_mode_off test_park_validate"
 case $MODE in
 0) WANT_FAIL= ;;				# the series as it is
 1) WANT_FAIL=$ALL ;;				# never park
@@ -28,7 +28,7 @@ case $MODE in
 8) WANT_FAIL="test_park_shrink" ;;		# no unpark in shrink
 16) WANT_FAIL="test_park_destroy test_park_leak_destroy" ;;	# none in shutdown
 32) WANT_FAIL="test_park_mode_off" ;;		# none on switching to park=0
-64) WANT_FAIL="test_park_empty_deferred" ;;	# deferred empty slabs kept
+64) WANT_FAIL="test_park_empty_deferred test_park_empty_deferred_far" ;;	# deferred empty slabs kept
 *) echo "kunit-mutants.sh: unknown mode '$MODE'" >&2; exit 2 ;;
 esac
 

@@ -206,7 +206,7 @@ ksft_expect() {
 
 KUNIT_RES=/sys/kernel/debug/kunit/slub_test/results
 # the slab parking cases of slub_kunit (patches 5 and 6 of the series)
-KUNIT_PARK_CASES=12
+KUNIT_PARK_CASES=13
 kunit_results() {
 	# Case lines are the indented "ok N name" / "not ok N name" of the
 	# suite's subtest; the unindented line is the suite itself.

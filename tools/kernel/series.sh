@@ -20,7 +20,7 @@ set -euo pipefail
 PATCHDIR=$SLABPARK_TOP/patches
 # The version of the series sent: "[PATCH v3 n/N]".  Raise it with each
 # series that is sent again.
-SERIES_VERSION=4
+SERIES_VERSION=5
 SERIES=$PATCHDIR/series
 BASE_REF=base
 
