@@ -64,6 +64,7 @@ for m in "${modelist[@]}"; do
 	out=$SLABPARK_CACHE/runs/kunit-mutant-$m
 	set +e
 	tools/vm/run-guest.sh --kernel "$kdir" --stage "$stage/tools:tools" --stage "$stage/kunit:kunit" \
+		--stage "$stage/kselftest/slub_park/slub_park_lib.sh:kselftest/slub_park/slub_park_lib.sh" \
 		--append "slub_break_parking=$m kunit.filter_glob=slub_test.test_park_*" \
 		--timeout "${GUEST_TIMEOUT:-900}" --out "$out" -- tools/guest/guest-kunit-mutants.sh "$m" 2>&1 | sed -u 's/^/    /'
 	rc=${PIPESTATUS[0]}
