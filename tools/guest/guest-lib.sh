@@ -14,13 +14,13 @@
 # From the kselftest's slub_park_lib.sh (installed with it in the guest;
 # selftests/slub_park/ on the host): nap, write_file (error text in WERR),
 # sum_of, stat_files, clear_stat_files, stat_snapshot, cpulist_count,
-# online_nodes, mod_loaded, load_splat_re.
+# cpulist_expand, online_nodes, mod_loaded, load_splat_re.
 #
 #   say MSG            a KTAP diagnostic line
 #   tp_begin, tp_bad MSG, tp_end NAME [COMMENT], tp_skip NAME REASON
 #                      test points (below)
 #   rval KEY           "KEY: value" of the module's debugfs results
-#   has_park, has_parked, has_stats, mod_loaded
+#   has_park, has_parked, has_stats
 #   zero_stats         zero every SLUB stat file of the cache
 #   quiesce            wait for the unpark work, then up to 2 s for parked 0
 #   check_parking WHAT WHEN
