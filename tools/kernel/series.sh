@@ -18,9 +18,11 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 PATCHDIR=$SLABPARK_TOP/patches
-# The version of the series sent: "[PATCH v3 n/N]".  Raise it with each
-# series that is sent again.
-SERIES_VERSION=5
+# The subject prefix of the series sent: "[RFC PATCH v2 n/N]".  The list
+# has seen one posting of the mechanism, Hao Li's RFC; the versions of
+# this project's own history (RESULTS) were never posted.  Raise the
+# version with each posting.
+SUBJECT_PREFIX="RFC PATCH v2"
 SERIES=$PATCHDIR/series
 BASE_REF=base
 
@@ -128,7 +130,7 @@ do_export() {
 	mkdir -p "$PATCHDIR"
 	rm -f "$PATCHDIR"/*.patch
 	git -C "$tree" format-patch -q --cover-letter --cover-from-description=auto \
-		--subject-prefix="PATCH v$SERIES_VERSION" --no-signature -o "$PATCHDIR" "$BASE_REF..$branch"
+		--subject-prefix="$SUBJECT_PREFIX" --no-signature -o "$PATCHDIR" "$BASE_REF..$branch"
 	local f
 	: >"$SERIES"
 	for f in "$PATCHDIR"/[0-9][0-9][0-9][0-9]-*.patch; do
