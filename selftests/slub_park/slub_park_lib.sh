@@ -45,7 +45,7 @@ stat_files() {
 	find "$1/" -maxdepth 1 -type f -perm 600 | while read -r sf_f; do
 		case "${sf_f##*/}" in
 		min_partial|cpu_partial|validate|failslab|shrink|\
-		remote_node_defrag_ratio|skip_kfence|park) continue ;;
+		remote_node_defrag_ratio|skip_kfence) continue ;;
 		esac
 		echo "${sf_f##*/}"
 	done

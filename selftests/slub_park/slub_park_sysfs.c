@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * slub_park_sysfs - invariants of /sys/kernel/slab/<cache>/ for a quiescent
- * cache, including the slab parking files when the kernel has them.
+ * cache, and of the slab parking files when the kernel has them: the
+ * counters park_slab and unpark_slab there (CONFIG_SLUB_STATS), the switch
+ * and the parked count in /sys/kernel/debug/slab/<cache>/{park,parked}
+ * (CONFIG_DEBUG_FS, CONFIG_SLUB_DEBUG; debugfs mounted).
  *
  * The cache is $SLUB_PARK_CACHE (default "nfs_page_test", the cache of the
  * slub_stress module).  Every test SKIPs when the cache is absent, is a merged
@@ -25,6 +28,7 @@
 #include "kselftest_harness.h"
 
 #define SLAB_ROOT	"/sys/kernel/slab"
+#define SLAB_DEBUGFS	"/sys/kernel/debug/slab"
 #define STRESS_DBG	"/sys/kernel/debug/slub_stress"
 #define DEFAULT_CACHE	"nfs_page_test"
 #define MAX_PARTS	1024
@@ -164,6 +168,7 @@ static void msleep(int ms)
 FIXTURE(slab) {
 	char cache[NAME_MAX + 1];
 	char dir[sizeof(SLAB_ROOT) + NAME_MAX + 2];
+	char pdir[sizeof(SLAB_DEBUGFS) + NAME_MAX + 2];	/* park, parked */
 	int has_stats;
 	int has_parked;
 	int has_park_stats;
@@ -202,6 +207,41 @@ static long long slab_ull(FIXTURE_DATA(slab) *self, const char *file)
 	return read_ull(path);
 }
 
+/* A file of the cache's debugfs directory (park, parked) */
+static void park_path(FIXTURE_DATA(slab) *self, const char *file, char *out,
+		      size_t len)
+{
+	snprintf(out, len, "%s/%s", self->pdir, file);
+}
+
+static int park_file_exists(FIXTURE_DATA(slab) *self, const char *file)
+{
+	char path[PATH_MAX];
+
+	park_path(self, file, path, sizeof(path));
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * The parked count: one decimal number and a newline, nothing else (there is
+ * no per-node split).  Returns 0, -errno, or -EINVAL for another format.
+ */
+static int read_parked(FIXTURE_DATA(slab) *self, unsigned long long *val)
+{
+	char path[PATH_MAX], buf[64], *end;
+	int ret;
+
+	park_path(self, "parked", path, sizeof(path));
+	ret = read_str(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	errno = 0;
+	*val = strtoull(buf, &end, 10);
+	if (end == buf || *end || errno || buf[0] == '-' || buf[0] == '+')
+		return -EINVAL;
+	return 0;
+}
+
 /* Is this the slub_stress cache, with no run active? */
 static int stress_owns_idle_cache(const char *cache)
 {
@@ -231,6 +271,7 @@ FIXTURE_SETUP(slab)
 		name = DEFAULT_CACHE;
 	snprintf(self->cache, sizeof(self->cache), "%s", name);
 	snprintf(self->dir, sizeof(self->dir), SLAB_ROOT "/%s", name);
+	snprintf(self->pdir, sizeof(self->pdir), SLAB_DEBUGFS "/%s", name);
 
 	if (geteuid() != 0)
 		SKIP(return, "must be root (slab files are 0400)");
@@ -245,9 +286,9 @@ FIXTURE_SETUP(slab)
 		SKIP(return, "a slub_stress run is active; the cache is not quiescent");
 
 	self->has_stats = slab_file_exists(self, "free_slowpath");
-	self->has_parked = slab_file_exists(self, "parked");
+	self->has_parked = park_file_exists(self, "parked");
 	self->has_park_stats = slab_file_exists(self, "park_slab");
-	self->has_park = slab_file_exists(self, "park");
+	self->has_park = park_file_exists(self, "park");
 	self->park_old[0] = '\0';
 }
 
@@ -256,21 +297,21 @@ FIXTURE_TEARDOWN(slab)
 	char path[PATH_MAX];
 
 	if (self->park_old[0]) {
-		slab_path(self, "park", path, sizeof(path));
+		park_path(self, "park", path, sizeof(path));
 		write_str(path, self->park_old);
 	}
 }
 
 /* Wait (read-only) for the parked count to drop to zero. */
-static long long wait_parked_zero(FIXTURE_DATA(slab) *self,
-				  struct sumparts *sp, int *ret)
+static long long wait_parked_zero(FIXTURE_DATA(slab) *self, int *ret)
 {
 	long long deadline = now_ms() + PARK_SETTLE_MS;
+	unsigned long long parked;
 
 	for (;;) {
-		*ret = slab_parse(self, "parked", 'N', sp);
-		if (*ret || sp->sum == 0 || now_ms() > deadline)
-			return *ret ? -1 : (long long)sp->sum;
+		*ret = read_parked(self, &parked);
+		if (*ret || parked == 0 || now_ms() > deadline)
+			return *ret ? -1 : (long long)parked;
 		msleep(20);
 	}
 }
@@ -342,7 +383,6 @@ TEST_F(slab, stat_format)
 		"alloc_fastpath", "alloc_slowpath", "free_fastpath",
 		"free_slowpath", "free_add_partial", "free_remove_partial",
 		"alloc_slab", "free_slab", "park_slab", "unpark_slab",
-		"unpark_event",
 	};
 	static struct sumparts sp;
 	unsigned int i;
@@ -361,39 +401,45 @@ TEST_F(slab, stat_format)
 	}
 }
 
-/* Nothing stays parked once the cache is idle; parts add up. */
+/*
+ * Nothing stays parked once the cache is idle.  parked is one number, the
+ * per-node counts summed (no per-node split).
+ */
 TEST_F(slab, parked_zero)
 {
-	static struct sumparts sp;
 	long long left;
 	int ret;
 
 	if (!self->has_parked)
-		SKIP(return, "no %s/parked: kernel without slab parking", self->dir);
-	left = wait_parked_zero(self, &sp, &ret);
-	ASSERT_EQ(0, ret);
-	EXPECT_EQ(sp.sum, sp.part_sum);
+		SKIP(return, "no %s/parked: kernel without slab parking (or no CONFIG_SLUB_DEBUG/DEBUG_FS)",
+		     self->pdir);
+	left = wait_parked_zero(self, &ret);
+	ASSERT_EQ(0, ret) TH_LOG("%s/parked: %s", self->pdir,
+				 ret == -EINVAL ? "not a single number" : strerror(-ret));
 	EXPECT_EQ(0, left) TH_LOG("%lld slabs still parked after %d ms idle",
 				  left, PARK_SETTLE_MS);
 }
 
 /*
- * When quiescent: park_slab == unpark_slab.  Not park_slab <= free_add_partial:
- * a free that empties a full slab (a sheaf flush of all its objects) and parks
- * it counts only park_slab, as without parking it would count only free_slab.
+ * When quiescent (and the counters were cleared together at a quiescent
+ * point): park_slab == unpark_slab.  Always: park_slab <= free_add_partial,
+ * as a park counts free_add_partial too (for full -> partial and full ->
+ * empty frees alike).
  */
 TEST_F(slab, park_counters)
 {
-	static struct sumparts park, unpark, event, fap, parked;
+	static struct sumparts park, unpark, fap;
 	int ret;
 
 	if (!self->has_park_stats)
 		SKIP(return, "no %s/park_slab: kernel without parking counters (or SLUB_STATS=n)",
 		     self->dir);
 	if (self->has_parked) {
-		wait_parked_zero(self, &parked, &ret);
-		ASSERT_EQ(0, ret);
-		ASSERT_EQ(0, parked.sum) TH_LOG("not quiescent: %llu parked", parked.sum);
+		long long left = wait_parked_zero(self, &ret);
+
+		ASSERT_EQ(0, ret) TH_LOG("%s/parked: %s", self->pdir,
+					 ret == -EINVAL ? "not a single number" : strerror(-ret));
+		ASSERT_EQ(0, left) TH_LOG("not quiescent: %lld parked", left);
 	} else {
 		msleep(PARK_SETTLE_MS / 4);
 	}
@@ -404,44 +450,58 @@ TEST_F(slab, park_counters)
 	       park.sum, unpark.sum, fap.sum);
 	if (EXACT_STATS) {
 		EXPECT_EQ(park.sum, unpark.sum);
-	}
-	if (!slab_parse(self, "unpark_event", 'C', &event)) {
-		EXPECT_LE(event.sum, unpark.sum);
+		EXPECT_LE(park.sum, fap.sum)
+			TH_LOG("park_slab %llu > free_add_partial %llu: a park must count both",
+			       park.sum, fap.sum);
 	}
 }
 
-/* The park switch takes 0/1/2 and refuses anything else with EINVAL. */
+/*
+ * The debugfs park switch takes 0/1/2 and refuses anything else with EINVAL,
+ * leaving the mode as it was; writing 0 unparks what is parked.  The parked
+ * count is read-only.
+ */
 TEST_F(slab, park_switch)
 {
 	static const char * const good[] = { "0", "1", "2" };
-	static const char * const bad[] = { "3", "-1", "abc" };
-	static struct sumparts parked;
+	static const char * const bad[] = {
+		"3", "-1", "abc", "256", "1x", "2.5", "0x3", " ", "99999999999",
+	};
+	unsigned long long parked;
 	char path[PATH_MAX], cur[32], before[32];
 	unsigned int i;
 	int ret;
 
 	if (!self->has_park)
-		SKIP(return, "no %s/park: kernel without the parking switch", self->dir);
-	slab_path(self, "park", path, sizeof(path));
+		SKIP(return, "no %s/park: kernel without the parking switch (or no CONFIG_SLUB_DEBUG/DEBUG_FS)",
+		     self->pdir);
+	park_path(self, "park", path, sizeof(path));
 	ASSERT_EQ(0, read_str(path, self->park_old, sizeof(self->park_old)));
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		ASSERT_EQ(0, write_str(path, good[i])) TH_LOG("write %s", good[i]);
 		ASSERT_EQ(0, read_str(path, cur, sizeof(cur)));
 		EXPECT_STREQ(good[i], cur);
 		if (i == 0 && self->has_parked) {
 			/* Writing 0 drains what is parked. */
-			ASSERT_EQ(0, slab_parse(self, "parked", 'N', &parked));
-			EXPECT_EQ(0, parked.sum);
+			ASSERT_EQ(0, read_parked(self, &parked))
+				TH_LOG("%s/parked: not readable as one number", self->pdir);
+			EXPECT_EQ(0, parked);
 		}
 	}
 	ASSERT_EQ(0, read_str(path, before, sizeof(before)));
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		ret = write_str(path, bad[i]);
 		EXPECT_EQ(-EINVAL, ret) TH_LOG("writing '%s' to park returned %d",
 					       bad[i], ret);
 		ASSERT_EQ(0, read_str(path, cur, sizeof(cur)));
 		EXPECT_STREQ(before, cur) TH_LOG("'%s' changed park", bad[i]);
+	}
+	if (self->has_parked) {
+		park_path(self, "parked", path, sizeof(path));
+		ret = write_str(path, "0");
+		EXPECT_NE(0, ret) TH_LOG("writing 0 to the read-only parked succeeded");
+		park_path(self, "park", path, sizeof(path));
 	}
 	/* Restore now (teardown restores too, should an assert fire). */
 	ASSERT_EQ(0, write_str(path, self->park_old));
@@ -453,7 +513,8 @@ TEST_F(slab, park_switch)
 /* With nothing allocated, shrink leaves no slabs, objects or partials. */
 TEST_F(slab, shrink_empty)
 {
-	static struct sumparts slabs, objs, part, tot, parked;
+	static struct sumparts slabs, objs, part, tot;
+	unsigned long long parked;
 	char path[PATH_MAX];
 	const char *assume = getenv("SLUB_PARK_ASSUME_EMPTY");
 
@@ -473,8 +534,9 @@ TEST_F(slab, shrink_empty)
 	EXPECT_EQ(0, part.sum);
 	EXPECT_EQ(0, tot.sum);
 	if (self->has_parked) {
-		ASSERT_EQ(0, slab_parse(self, "parked", 'N', &parked));
-		EXPECT_EQ(0, parked.sum);
+		ASSERT_EQ(0, read_parked(self, &parked))
+			TH_LOG("%s/parked: not readable as one number", self->pdir);
+		EXPECT_EQ(0, parked) TH_LOG("%llu slabs parked after shrink", parked);
 	}
 	/* A second shrink is harmless; a bad value is refused. */
 	EXPECT_EQ(0, write_str(path, "1"));
