@@ -16,10 +16,13 @@
 # loaded; the first that fails prints one line "slabpark: error: ..." on
 # stderr and the exit status is 1:
 #   root; at least 2 online NUMA nodes; CONFIG_SLUB_STATS (the counter
-#   files of /sys/kernel/slab/<cache>/); the 'park' switch (a kernel with
-#   the series; HOST_BASE_ONLY=1 measures a kernel without it); debugfs
-#   mounted; /proc/lock_stat if LOCKSTAT=1; the commands; the kernel's build
-#   tree (KDIR), or the module HOST_MODULE built for the running kernel;
+#   files of /sys/kernel/slab/<cache>/); debugfs mounted (mount -t debugfs
+#   none /sys/kernel/debug: the module's controls, and the switch); the
+#   'park' switch, /sys/kernel/debug/slab/<cache>/park (a kernel with the
+#   series, CONFIG_SLUB_DEBUG and CONFIG_DEBUG_FS; HOST_BASE_ONLY=1
+#   measures a kernel without it); /proc/lock_stat if LOCKSTAT=1; the
+#   commands; the kernel's build tree (KDIR), or the module HOST_MODULE
+#   built for the running kernel;
 #   slub_stress not loaded.
 #
 # Environment, besides make run's RUNS DURATION_MS PLACEMENTS LOCKSTAT
@@ -86,21 +89,26 @@ online_nodes() {
 	cpulist_count "$sys/devices/system/node/online"
 }
 
+# the series' debugfs switch of any cache (debug caches have none)
+has_park_switch() {
+	compgen -G "$sys/kernel/debug/slab/*/park" >/dev/null
+}
+
 # One check after another, each failure one line (sp_die).
 check_prerequisites() {
 	local n cmds
 	[ "$(id -u)" = 0 ] ||
-		sp_die "make run HOST=1 loads a module and writes /sys/kernel/slab: run it as root (sudo make run HOST=1)"
+		sp_die "make run HOST=1 loads a module and writes /sys/kernel/slab and /sys/kernel/debug: run it as root (sudo make run HOST=1)"
 	n=$(online_nodes)
 	[ "$n" -ge 2 ] ||
 		sp_die "this machine has $n online NUMA node(s) ($sys/devices/system/node/online), make run HOST=1 needs 2 (a 2-socket box; make run without HOST=1 uses a 2-node guest)"
 	compgen -G "$sys/kernel/slab/*/alloc_fastpath" >/dev/null ||
 		sp_die "kernel $kver has no SLUB counters (no $sys/kernel/slab/*/alloc_fastpath): build it with CONFIG_SLUB_STATS=y"
-	if ! compgen -G "$sys/kernel/slab/*/park" >/dev/null && [ "$base_only" != 1 ]; then
-		sp_die "kernel $kver has no park switch (no $sys/kernel/slab/*/park): it is unpatched; boot the patched kernel, or rerun with HOST_BASE_ONLY=1 for base-only numbers"
-	fi
 	[ -n "$(ls -A "$sys/kernel/debug" 2>/dev/null)" ] ||
 		sp_die "debugfs is not mounted at $sys/kernel/debug (CONFIG_DEBUG_FS=y; mount -t debugfs none /sys/kernel/debug)"
+	if ! has_park_switch && [ "$base_only" != 1 ]; then
+		sp_die "kernel $kver has no park switch (no $sys/kernel/debug/slab/*/park): it is unpatched (or built without CONFIG_SLUB_DEBUG, or every cache has SLUB debug flags); boot the patched kernel, or rerun with HOST_BASE_ONLY=1 for base-only numbers"
+	fi
 	if [ "$LOCKSTAT" = 1 ] && [ ! -r /proc/lock_stat ]; then
 		sp_die "LOCKSTAT=1: kernel $kver has no /proc/lock_stat (build it with CONFIG_LOCK_STAT=y)"
 	fi
@@ -126,7 +134,7 @@ check_prerequisites() {
 
 check_prerequisites
 if [ "$check_only" = 1 ]; then
-	echo "slabpark: prerequisites ok: $(online_nodes) nodes, SLUB counters, $(compgen -G "$sys/kernel/slab/*/park" >/dev/null && echo "park switch" || echo "no park switch (base only)"), kernel $kver"
+	echo "slabpark: prerequisites ok: $(online_nodes) nodes, SLUB counters, $(has_park_switch && echo "park switch" || echo "no park switch (base only)"), kernel $kver"
 	exit 0
 fi
 

@@ -44,8 +44,10 @@ fi
 
 # fake_tree DIR [LEAVE_OUT...]: a sysfs tree with every prerequisite of a
 # 2-node patched kernel, but the parts named: nodes (one node online),
-# numa (no node directory: CONFIG_NUMA=n), stats, park, debugfs, loaded
-# (adds module/slub_stress)
+# numa (no node directory: CONFIG_NUMA=n), stats, park (the debugfs
+# switch kernel/debug/slab/<cache>/park), debugfs (nothing under
+# kernel/debug: not mounted, so no switch either), loaded (adds
+# module/slub_stress)
 fake_tree() {
 	local d=$1 c
 	shift
@@ -65,9 +67,10 @@ fake_tree() {
 		mkdir -p "$d/kernel/slab/$c"
 		echo 0 >"$d/kernel/slab/$c/objects"
 		[[ $leave == *" stats "* ]] || echo "0 C0=0" >"$d/kernel/slab/$c/alloc_fastpath"
-		[[ $leave == *" park "* ]] || echo 1 >"$d/kernel/slab/$c/park"
+		[[ $leave == *" debugfs "* ]] || mkdir -p "$d/kernel/debug/slab/$c"
+		[[ $leave == *" park "* || $leave == *" debugfs "* ]] ||
+			echo 1 >"$d/kernel/debug/slab/$c/park"
 	done
-	[[ $leave == *" debugfs "* ]] || mkdir -p "$d/kernel/debug/slab"
 	[[ $leave != *" loaded "* ]] || mkdir -p "$d/module/$MOD"
 }
 
@@ -136,8 +139,16 @@ expect "no park switch: refused, unpatched, base-only offered" 1 \
 	check_host SLABPARK_SYSFS="$(tree nopark park)"
 expect "no stats and no park switch: the stats are named first" 1 "$err"'.*has no SLUB counters' \
 	check_host SLABPARK_SYSFS="$(tree nostats-nopark stats park)"
-expect "debugfs not mounted: refused" 1 "$err"'debugfs is not mounted' \
+expect "debugfs not mounted: refused as such, not as unpatched (the switch is in debugfs)" 1 "$err"'debugfs is not mounted' \
 	check_host SLABPARK_SYSFS="$(tree nodebugfs debugfs)"
+expect "debugfs not mounted, HOST_BASE_ONLY=1: refused (the module's controls are there)" 1 "$err"'debugfs is not mounted' \
+	check_host SLABPARK_SYSFS="$(tree nodebugfs-base debugfs)" HOST_BASE_ONLY=1
+mkdir -p "$work/oldpark"
+cp -a "$work/nopark/." "$work/oldpark/"
+echo 1 >"$work/oldpark/kernel/slab/kmalloc-64/park"
+expect "the v5 sysfs park only (no debugfs switch): refused as unpatched" 1 \
+	"$err"'kernel .* has no park switch \(no .*/kernel/debug/slab/\*/park\)' \
+	check_host SLABPARK_SYSFS="$work/oldpark"
 expect "no kernel build tree (KDIR): refused" 1 "$err"'no build tree for the running kernel .* at /nonexistent/kdir: install linux-headers-' \
 	check_host KDIR=/nonexistent/kdir
 expect "HOST_MODULE missing: refused" 1 "$err"'HOST_MODULE=/nonexistent/slub_stress.ko: no such file' \
