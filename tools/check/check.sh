@@ -214,10 +214,10 @@ guest_check() {
 }
 do_guest_patched() {
 	needs kernel-patched
-	# an invalid boot parameter, refused (suite bootparam); make run HOST=1
-	# as a tester runs it, with the module prebuilt (suite host-mode)
-	GUEST_APPEND=slab_park=7 guest_check "$(tools/kernel/build-kernel.sh --variant patched)" \
-		patched patched kselftest slabstat-window bootparam host-mode
+	# make run HOST=1 as a tester runs it, with the module prebuilt (suite
+	# host-mode)
+	guest_check "$(tools/kernel/build-kernel.sh --variant patched)" \
+		patched patched kselftest slabstat-window host-mode
 }
 do_guest_base() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: there is no separate base kernel"; return 4; }
@@ -259,10 +259,10 @@ do_kunit_mutants() {
 }
 
 # The debug gate's default boot in make check (slub_kunit, the kselftest,
-# stress runs with park=1 and park=2, fuzz, rmmods, kmemleak); its
-# slab_park=2 boot (every cache of the system parking from boot under
-# KASAN and lockdep) in make check-full, to keep make check within 10 min
-# warm.
+# stress runs with park=1 and park=2, fuzz, rmmods, kmemleak); its park2
+# boot (every cache of the system switched to park=2 through debugfs right
+# after boot, under KASAN and lockdep) in make check-full, to keep make
+# check within 10 min warm.
 do_debug_gate() {
 	[ "${CHECK_DEBUG:-1}" != 0 ] || { echo "CHECK_DEBUG=0: debug gate not run"; return 4; }
 	tools/check/debug-gate.sh --boots default

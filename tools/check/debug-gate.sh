@@ -4,7 +4,9 @@
 # The robustness gate: boot the patched kernel built with
 # tools/kernel/configs/debug.config (lockdep, KASAN, DEBUG_VM/LIST/OBJECTS,
 # kmemleak, slub_kunit) twice, once with the default parking mode and once
-# with slab_park=2, and run tools/guest/guest-debug-gate.sh in each: slub_kunit,
+# with every cache switched to park=2 right after boot (the guest script
+# writes 2 to each /sys/kernel/debug/slab/<cache>/park: the series has no
+# boot parameter), and run tools/guest/guest-debug-gate.sh in each: slub_kunit,
 # the kselftest smoke mode, the stress module in every placement with
 # park=1 and 2, parameter fuzz, 20 x rmmod mid-run, a kmemleak scan.
 # The guest runner fails on any lockdep/KASAN/BUG/WARNING/ODEBUG/... line.
@@ -17,14 +19,17 @@
 #   --kernel DIR     use this kernel build (debug config) instead of building
 #   --variant V      build tools/kernel/build-kernel.sh --variant V (default patched;
 #                    also base, or break: parking broken on purpose)
-#   --boots LIST     which boots: default (no slab_park=), park2 (slab_park=2)
+#   --boots LIST     which boots: default (every cache at its default,
+#                    park=1), park2 (every cache at park=2 from the start of
+#                    the guest script; caches created later, the module's and
+#                    slub_kunit's, start at 1)
 #   --skip GROUPS    comma-separated guest groups not to run: kunit,
 #                    kselftest, stress, fuzz, rmmod, kmemleak
 #   --kunit-slow     also run slub_kunit's slow cases (the kmalloc_nolock
 #                    kprobe case: more than 300 s under TCG + KASAN; they
 #                    are reported as skipped otherwise)
 #   --full           also run the kselftest, the module/debugfs parameter
-#                    fuzz and the rmmods in the slab_park=2 boot (by
+#                    fuzz and the rmmods in the park2 boot (by
 #                    default that boot runs slub_kunit, the stress runs,
 #                    the park fuzz and kmemleak)
 #   --timeout S      per boot (default 3000; GUEST_TIMEOUT=)
@@ -32,8 +37,7 @@
 #   --append ARGS    more kernel command line arguments for every boot
 #                    (e.g. slub_break_parking=1 with the break kernel of
 #                    tools/kernel/build-kernel.sh --variant break --config debug,
-#                    to see the gate fail); a slab_park= here is overridden
-#                    by the park2 boot's own slab_park=2
+#                    to see the gate fail)
 #
 # KSRC=/path/to/tree builds and tests that tree as is (as build-kernel.sh
 # does), e.g. a tree with a deliberate bug to see the gate fail.
@@ -119,12 +123,12 @@ for b in "${bootlist[@]}"; do
 	[ -z "$more_append" ] || append=(--append "$more_append")
 	extra=()
 	if [ "$b" = park2 ]; then
-		append+=(--append slab_park=2)
-		# The kselftest, the module and debugfs parameter fuzz and the
-		# rmmods do not depend on the parking mode: once per gate is
-		# enough (time budget of make check).  This boot runs slub_kunit,
-		# the stress runs, the park fuzz and kmemleak with every cache
-		# of the system parking on each transition.
+		# The guest script switches every cache to park=2 first (its
+		# label park2).  The kselftest, the module and debugfs parameter
+		# fuzz and the rmmods do not depend on the parking mode: once per
+		# gate is enough (time budget of make check).  This boot runs
+		# slub_kunit, the stress runs, the park fuzz and kmemleak with
+		# every cache of the system parking on each transition.
 		[ "$full" = 1 ] || extra=(kselftest fuzz-params rmmod)
 	fi
 	out=${outbase:+$outbase/$b}

@@ -9,7 +9,6 @@
 #   kselftest        run_kselftest.sh -c slub_park (smoke mode)
 #   slabstat-window  tools/guest-window.sh: slabstat per-node split on a cross run
 #   race-widen       tools/guest/guest-race-widen.sh (widen kernel only)
-#   bootparam        booted with slab_park=7: refused, every cache at 1
 #   host-mode        make run HOST=1 as a tester runs it (tools/run.sh ->
 #                    tools/run-host.sh, under the staged bash), with the
 #                    staged module.  Patched kernel: prerequisites pass, a
@@ -18,9 +17,10 @@
 #                    park=0/1/2.  Base kernel: refused as unpatched in one
 #                    line; with HOST_BASE_ONLY=1 the report of the base runs
 #   kunit            slub_kunit (staged as kunit/slub_kunit.ko): every case
-#                    passes, the 13 slab parking cases and the slow
-#                    kmalloc_nolock() kprobe case among them; only the perf
-#                    event case may skip (TCG has no hardware PMU)
+#                    passes, the 12 slab parking cases (kunit_park_expect in
+#                    guest-lib.sh) and the slow kmalloc_nolock() kprobe case
+#                    among them; only the perf event case may skip (TCG has
+#                    no hardware PMU)
 #
 # Each suite prints KTAP; the exit status is non-zero if any suite failed.
 
@@ -41,26 +41,6 @@ run_suite() {
 	src=$?
 	echo "SLABPARK-SUITE $name rc=$src"
 	[ "$src" = 0 ] || bad "suite $name exited with $src"
-}
-
-# The guest is booted with slab_park=7 (tools/check/check.sh): the kernel must
-# refuse it with a warning that names it and keep the default, 1.
-# shellcheck disable=SC2317 # called through run_suite
-check_bootparam() {
-	grep -q 'slab_park=7' /proc/cmdline || { say "FAIL: not booted with slab_park=7"; return 1; }
-	if ! dmesg | grep -q 'invalid slab_park=7'; then
-		say "FAIL: no warning about slab_park=7 in dmesg"
-		return 1
-	fi
-	dmesg | grep 'slab_park' | sed 's/^/# dmesg: /'
-	n=0
-	for f in /sys/kernel/slab/*/park; do
-		[ -L "${f%/park}" ] && continue
-		[ "$(cat "$f")" = 1 ] || { say "FAIL: $f is $(cat "$f"), want the default 1"; return 1; }
-		n=$((n + 1))
-	done
-	[ "$n" -gt 0 ] || { say "FAIL: no /sys/kernel/slab/*/park"; return 1; }
-	say "slab_park=7 refused; park is 1 in all $n caches"
 }
 
 # make run HOST=1 (HOST=1 tools/run.sh, bash) with the staged module and
@@ -234,12 +214,16 @@ check_kunit() {
 	ok=0
 	[ "$KUNIT_FAIL" = 0 ] || { say "FAIL: $KUNIT_FAIL case(s) failed"; ok=1; }
 	[ "$KUNIT_SUITE" = ok ] || { say "FAIL: suite line '$KUNIT_SUITE'"; ok=1; }
-	[ "$KUNIT_PARK" = "$KUNIT_PARK_CASES" ] ||
-		{ say "FAIL: $KUNIT_PARK slab parking cases passed, want $KUNIT_PARK_CASES"; ok=1; }
+	kp_rc=$rc
+	kunit_park_expect "$KUNIT_RES"
+	[ "$rc" = "$kp_rc" ] || ok=1
+	[ "$KUNIT_PARK" = "$KUNIT_PARK_WANT" ] ||
+		{ say "FAIL: $KUNIT_PARK slab parking cases passed, want $KUNIT_PARK_WANT of $KUNIT_PARK_CASES"; ok=1; }
 	grep -q '^[ 	]*ok [0-9]* test_kmalloc_nolock_and_friends_kprobe$' "$KUNIT_RES" ||
 		{ say "FAIL: the kmalloc_nolock() kprobe case did not run and pass"; ok=1; }
+	# the parking cases' skips are kunit_park_expect's to judge
 	skips=$(sed -n 's/^[ 	]*ok [0-9]* \(test_[a-z_]*\) *# *SKIP.*/\1/p' "$KUNIT_RES" |
-		grep -v '^test_kmalloc_nolock_and_friends_perf$' | tr '\n' ' ')
+		grep -v -e '^test_kmalloc_nolock_and_friends_perf$' -e '^test_park_' | tr '\n' ' ')
 	[ -z "$skips" ] || { say "FAIL: cases skipped: $skips"; ok=1; }
 	[ "$ok" = 0 ] || grep -B2 -A8 'EXPECTATION\|ASSERTION' "$KUNIT_RES" | head -n 60 | sed 's/^/#   /'
 	rmmod slub_kunit
@@ -259,9 +243,6 @@ for suite in "$@"; do
 		# streamed, and kept for ksft_expect
 		run_suite kselftest sh -c "set -o pipefail; cd $S/kselftest && ./run_kselftest.sh -c slub_park 2>&1 | tee $OUT/kselftest.txt"
 		ksft_expect "$OUT/kselftest.txt" "$kernel"
-		;;
-	bootparam)
-		run_suite bootparam check_bootparam
 		;;
 	kunit)
 		run_suite kunit check_kunit

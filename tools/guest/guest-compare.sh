@@ -25,7 +25,10 @@
 #   $SLABPARK_OUT/runs/<placement>/park<mode>/<round>.json
 # and, with LOCKSTAT=1, the &n->list_lock class of /proc/lock_stat in
 #   $SLABPARK_OUT/lockstat/<placement>-park<mode>-<round>.txt
-# On a kernel without the 'park' switch the modes collapse to one, 'base'.
+# The mode is switched through the series' debugfs file
+# /sys/kernel/debug/slab/<cache>/park (debugfs mounted: the guest's init
+# mounts it, make run HOST=1 requires it).  On a kernel without it the
+# modes collapse to one, 'base'.
 #
 # SWEEP=sheaf: the same with the module loaded with sheaf_capacity = the
 # kernel's default for the cache (D), 2D, 4D and 8D in turn, park=0 and 1
@@ -33,7 +36,7 @@
 # <placement>/ (the capacity read back from sysfs).
 
 set -eu
-# S KO OUT CACHE SLAB DBG NODE_CPUS zero_stats
+# S KO OUT CACHE SLAB DBG PARKDIR NODE_CPUS zero_stats
 # shellcheck source=tools/guest/guest-lib.sh
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 SLABSTAT=${SLABSTAT:-slabstat}
@@ -50,13 +53,13 @@ snaps=$(mktemp -d)
 insmod "$KO" cache_name=$CACHE duration_ms="$dur"
 trap 'rmmod slub_stress 2>/dev/null; rm -rf "$snaps"' EXIT
 
-if [ -f "$SLAB/park" ]; then
+if [ -f "$PARKDIR/park" ]; then
 	modes="0 1 2"
-	echo "# parking switch present: comparing park=0 (off), 1 (trylock+park), 2 (always park)"
+	echo "# parking switch present ($PARKDIR/park): comparing park=0 (off), 1 (trylock+park), 2 (always park)"
 else
 	modes=base
-	echo "# this kernel has no /sys/kernel/slab/$CACHE/park switch (unpatched or without patch 4):"
-	echo "# parking cannot be switched, so only the base numbers are measured"
+	echo "# this kernel has no $PARKDIR/park switch (unpatched, without patch 5, or no"
+	echo "# CONFIG_SLUB_DEBUG/CONFIG_DEBUG_FS): parking cannot be switched, so only the base numbers are measured"
 fi
 
 # run_placements SUFFIX: every placement, RUNS rounds of every mode; the
@@ -75,7 +78,7 @@ run_placements() {
 		while [ "$r" -le "$runs" ]; do
 			for m in $modes; do
 				echo "# [$(( $(date +%s) - t0 ))s] placement $p$sfx, round $r/$runs, park=$m"
-				[ "$m" = base ] || echo "$m" >"$SLAB/park"
+				[ "$m" = base ] || echo "$m" >"$PARKDIR/park"
 				# the baseline of the footprint: what a shrink leaves
 				echo 1 >"$SLAB/shrink"
 				read -r shrunk _ <"$SLAB/slabs"
@@ -145,5 +148,5 @@ else
 		run_placements "-sc$cap"
 	done
 fi
-[ -f "$SLAB/park" ] && echo 1 >"$SLAB/park"
+[ -f "$PARKDIR/park" ] && echo 1 >"$PARKDIR/park"
 echo "# all runs done in $(( $(date +%s) - t0 ))s"

@@ -9,8 +9,12 @@
 # The sourcing script defines bad MESSAGE (record a failure) if it uses
 # the checks below.
 #
-# Paths: S KO MOD CACHE SLAB DBG KML OUT; topology: NNODES, NODE_CPUS
-# (CPUs of node 0).
+# Paths: S KO MOD CACHE SLAB DBG PARKDIR KML OUT; topology: NNODES,
+# NODE_CPUS (CPUs of node 0).  PARKDIR is the cache's debugfs directory of
+# the series, /sys/kernel/debug/slab/<cache>: park (the switch: 0 never,
+# 1 when the list_lock trylock fails, 2 always) and parked (the slabs
+# parked now, one number); SLAB keeps the sysfs files and the counters
+# (park_slab, unpark_slab with CONFIG_SLUB_STATS).
 # From the kselftest's slub_park_lib.sh (installed with it in the guest;
 # selftests/slub_park/ on the host): nap, write_file (error text in WERR),
 # sum_of, stat_files, clear_stat_files, stat_snapshot, cpulist_count,
@@ -21,13 +25,18 @@
 #                      test points (below)
 #   rval KEY           "KEY: value" of the module's debugfs results
 #   has_park, has_parked, has_stats
+#   park_all MODE      write MODE to the debugfs park of every cache that
+#                      has one; prints how many, calls bad on a failure
+#   kconfig NAME       the value of CONFIG_NAME (y, m, a string; empty when
+#                      unset) in the staged kernel.config of the booted
+#                      kernel; false when none was staged
 #   zero_stats         zero every SLUB stat file of the cache
 #   quiesce            wait for the unpark work, then up to 2 s for parked 0
 #   check_parking WHAT WHEN
-#                      parked 0, park_slab == unpark_slab, unpark_slab >=
-#                      unpark_event (each check where the file exists);
-#                      calls bad on a violation; sets PS US UE (0 without
-#                      SLUB_STATS)
+#                      parked 0, park_slab == unpark_slab, park_slab <=
+#                      free_add_partial (a park counts both; each check
+#                      where the files exist); calls bad on a violation;
+#                      sets PS US FAP (0 without SLUB_STATS)
 #   ksft_expect FILE KERNEL
 #                      judge a saved run_kselftest.sh -c slub_park output
 #                      against the outcome declared for KERNEL (patched,
@@ -39,13 +48,20 @@
 #                      results): KUNIT_PASS KUNIT_FAIL KUNIT_SKIP, KUNIT_PARK
 #                      (test_park_* cases that passed), KUNIT_SUITE (the
 #                      suite's own ok / not ok); prints the case lines
+#   kunit_park_expect FILE
+#                      the slab parking cases of a saved slub_test KTAP
+#                      against KUNIT_PARK_NAMES: each reported and passed;
+#                      the one skip allowed is
+#                      test_park_free_under_timer_lock's on a kernel with
+#                      CONFIG_SLUB_RCU_DEBUG (kconfig); calls bad on a
+#                      violation; sets KUNIT_PARK_WANT (the passes due)
 #   check_after_run WHAT OBJECTS_BEFORE
 #                      after a run: quiesce, check_parking (what the run
 #                      left parked goes by the delayed work alone); shrink
 #                      (under KASAN most frees of a run are still in the
 #                      quarantine and reach the slabs, and park, only now),
 #                      quiesce, check_parking again; then 'objects' must be
-#                      back at OBJECTS_BEFORE.  PS US UE as of the second
+#                      back at OBJECTS_BEFORE.  PS US FAP as of the second
 #                      check
 
 # These variables are for the scripts that source this file.
@@ -56,6 +72,7 @@ MOD=slub_stress
 CACHE=nfs_page_test
 SLAB=/sys/kernel/slab/$CACHE
 DBG=/sys/kernel/debug/$MOD
+PARKDIR=/sys/kernel/debug/slab/$CACHE
 KML=/sys/kernel/debug/kmemleak
 OUT=${SLABPARK_OUT:-$S/out}
 mkdir -p "$OUT"
@@ -113,18 +130,49 @@ tp_skip() {
 }
 
 rval() { sed -n "s/^$1: //p" "$DBG/results"; }
-has_park() { [ -f "$SLAB/park" ]; }
-has_parked() { [ -f "$SLAB/parked" ]; }
+has_park() { [ -f "$PARKDIR/park" ]; }
+has_parked() { [ -f "$PARKDIR/parked" ]; }
 has_stats() { [ -f "$SLAB/park_slab" ]; }
 
+# park_all MODE: every cache's debugfs switch (the boot parameter of the
+# series' earlier versions, slab_park=, is gone); a merged alias has no
+# directory of its own there, debug caches have no switch
+PARK_ALL_N=0
+park_all() {
+	PARK_ALL_N=0
+	for pa_f in /sys/kernel/debug/slab/*/park; do
+		[ -f "$pa_f" ] || continue
+		if write_file "$pa_f" "$1"; then
+			PARK_ALL_N=$((PARK_ALL_N + 1))
+		else
+			bad "echo $1 > $pa_f: $WERR"
+		fi
+	done
+	[ "$PARK_ALL_N" -gt 0 ] || bad "park_all $1: no /sys/kernel/debug/slab/*/park (kernel without the series, or debugfs not mounted)"
+	say "park=$1 written to the debugfs park of $PARK_ALL_N caches"
+}
+
+KCONFIG=$S/kernel.config
+kconfig() {
+	[ -r "$KCONFIG" ] || return 1
+	sed -n "s/^CONFIG_$1=//p" "$KCONFIG" | tr -d '"'
+}
+
 zero_stats() { clear_stat_files "$SLAB"; }
+
+# The parked count, one number ("" when it cannot be read)
+parked_now() {
+	pn_v=
+	read -r pn_v <"$PARKDIR/parked" 2>/dev/null
+	echo "$pn_v"
+}
 
 # The unpark work runs 100 ms after the first park; wait with slack.
 quiesce() {
 	sleep 0.5
 	has_parked || return 0
 	i=0
-	while [ "$(sum_of "$SLAB/parked")" != 0 ] && [ $i -lt 20 ]; do
+	while [ "$(parked_now)" != 0 ] && [ $i -lt 20 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -132,29 +180,30 @@ quiesce() {
 
 PS=0
 US=0
-UE=0
+FAP=0
 check_parking() {
 	if has_parked; then
-		p=$(cat "$SLAB/parked")
-		[ "${p%% *}" = 0 ] || bad "$1: parked is '$p' $2, want 0"
+		p=$(parked_now)
+		[ "$p" = 0 ] || bad "$1: parked is '$p' $2, want 0"
 	fi
-	PS=0 US=0 UE=0
+	PS=0 US=0 FAP=0
 	has_stats || return 0
 	PS=$(sum_of "$SLAB/park_slab")
 	US=$(sum_of "$SLAB/unpark_slab")
-	UE=$(sum_of "$SLAB/unpark_event")
+	FAP=$(sum_of "$SLAB/free_add_partial")
 	[ "$PS" = "$US" ] || bad "$1: park_slab $PS != unpark_slab $US $2"
-	[ "$US" -ge "$UE" ] 2>/dev/null || bad "$1: unpark_slab $US < unpark_event $UE $2"
+	# a park counts free_add_partial too
+	[ "$PS" -le "$FAP" ] 2>/dev/null || bad "$1: park_slab $PS > free_add_partial $FAP $2"
 }
 
 check_after_run() {
 	quiesce
 	check_parking "$1" "after quiescence"
-	has_stats && say "$1: park_slab $PS unpark_slab $US unpark_event $UE"
+	has_stats && say "$1: park_slab $PS unpark_slab $US free_add_partial $FAP"
 	write_file "$SLAB/shrink" 1 || bad "$1: shrink: $WERR"
 	quiesce
 	check_parking "$1" "after shrink"
-	has_stats && say "$1: after shrink: park_slab $PS unpark_slab $US unpark_event $UE"
+	has_stats && say "$1: after shrink: park_slab $PS unpark_slab $US free_add_partial $FAP"
 	o=$(sum_of "$SLAB/objects")
 	[ "$o" = "$2" ] || bad "$1: objects is $o after the run and shrink, $2 before"
 }
@@ -205,8 +254,14 @@ ksft_expect() {
 }
 
 KUNIT_RES=/sys/kernel/debug/kunit/slub_test/results
-# the slab parking cases of slub_kunit (patches 5 and 6 of the series)
-KUNIT_PARK_CASES=13
+# the slab parking cases of slub_kunit (patch 7 of the series); the last
+# needs CONFIG_TRACEPOINTS and skips under CONFIG_SLUB_RCU_DEBUG
+KUNIT_PARK_NAMES="test_park_full_slab test_park_frees_keep_parked
+test_park_alloc_unparks test_park_bulk_alloc_unparks
+test_park_empty_min_partial test_park_counts_for_min_partial test_park_shrink
+test_park_destroy test_park_leak_destroy test_park_work_unparks
+test_park_mode_off test_park_free_under_timer_lock"
+KUNIT_PARK_CASES=$(echo "$KUNIT_PARK_NAMES" | wc -w)	# 12
 kunit_results() {
 	# Case lines are the indented "ok N name" / "not ok N name" of the
 	# suite's subtest; the unindented line is the suite itself.
@@ -220,4 +275,37 @@ kunit_results() {
 		END { printf "KUNIT_PASS=%d KUNIT_FAIL=%d KUNIT_SKIP=%d KUNIT_PARK=%d KUNIT_SUITE=\"%s\"\n", p, f, s, park, suite }
 	' "$1")"
 	grep -E '^[ 	]+(not )?ok [0-9]+ ' "$1" | sed 's/^[ 	]*/#   /'
+}
+
+KUNIT_PARK_WANT=$KUNIT_PARK_CASES
+kunit_park_expect() {
+	KUNIT_PARK_WANT=$KUNIT_PARK_CASES
+	kp_rcu=$(kconfig SLUB_RCU_DEBUG) || kp_rcu=unknown
+	for kp_c in $KUNIT_PARK_NAMES; do
+		kp_l=$(grep -E "^[ 	]+(not )?ok [0-9]+ $kp_c( |\$)" "$1")
+		case "$kp_l" in
+		"")
+			bad "kunit: $kp_c did not run (not in the results)" ;;
+		*"not ok "*)
+			bad "kunit: $kp_c failed" ;;
+		*"# SKIP"*)
+			if [ "$kp_c" = test_park_free_under_timer_lock ] && [ "$kp_rcu" = y ]; then
+				case "$kp_l" in
+				*SLUB_RCU_DEBUG*)
+					KUNIT_PARK_WANT=$((KUNIT_PARK_WANT - 1))
+					say "kunit: $kp_c skipped, as due with CONFIG_SLUB_RCU_DEBUG=y: ${kp_l#*# SKIP}" ;;
+				*) bad "kunit: $kp_c skipped for another reason than SLUB_RCU_DEBUG: ${kp_l#*# SKIP}" ;;
+				esac
+			else
+				bad "kunit: $kp_c skipped (CONFIG_SLUB_RCU_DEBUG: ${kp_rcu:-unset}): ${kp_l#*# SKIP}"
+			fi ;;
+		esac
+	done
+	sed -n 's/^[ 	]*\(not \)\{0,1\}ok [0-9]* \(test_park_[a-z_]*\).*/\2/p' "$1" >"$OUT/kunit-park-cases"
+	while read -r kp_c; do
+		case " $(echo "$KUNIT_PARK_NAMES" | tr '\n' ' ') " in
+		*" $kp_c "*) ;;
+		*) bad "kunit: unknown parking case $kp_c (not in KUNIT_PARK_NAMES of guest-lib.sh)" ;;
+		esac
+	done <"$OUT/kunit-park-cases"
 }

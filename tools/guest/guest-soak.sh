@@ -10,17 +10,17 @@
 # Until DURATION_S seconds have passed: runs of the stress module with
 # random placement, threads, inflight, batch, sample_shift and duration_ms,
 # the module reloaded every few runs with a random object size and
-# sheaves on or off.  During each run 'park' is toggled at random among
-# 0, 1 and 2 (when the kernel has the switch), the cache is shrunk now and
+# sheaves on or off.  During each run the debugfs 'park' is toggled at
+# random among 0, 1 and 2 (when the kernel has the switch), the cache is shrunk now and
 # then (a list walker that unparks; under KASAN it also flushes the
 # quarantine, so that frees reach the slabs while the allocators run) and
-# its sysfs counters are read.  After each run, quiesce 0.5 s (up to
-# 2.5 s), check, shrink, quiesce and check again:
+# its sysfs counters and debugfs 'parked' are read.  After each run,
+# quiesce 0.5 s (up to 2.5 s), check, shrink, quiesce and check again:
 #   - the run ended 'done' with error 0
-#   - 'parked' reads 0 on every node
+#   - 'parked' reads 0
 #   - park_slab == unpark_slab (both zeroed at the start of the run; a
 #     toggle to 0 drains through the unparker, so it counts there too)
-#   - unpark_slab >= unpark_event
+#   - park_slab <= free_add_partial (a park counts both)
 #   - after the shrink, 'objects' equals its value before the run
 # At the end, a kmemleak scan when the kernel has kmemleak.
 # Prints a summary (runs, objects moved = sum of frees, parks, toggles,
@@ -73,7 +73,7 @@ load() {
 	fi
 	LOADS=$((LOADS + 1))
 	if [ "$LOADS" = 1 ] && ! has_park; then
-		say "no $SLAB/park: unpatched kernel, park toggles and parking invariants skipped"
+		say "no $PARKDIR/park: unpatched kernel, park toggles and parking invariants skipped"
 	fi
 }
 
@@ -109,7 +109,7 @@ one_run() {
 	p0=
 	if has_park; then
 		p0=$(pick 0 1 2)
-		write_file "$SLAB/park" "$p0" || bad "echo $p0 > park: $WERR"
+		write_file "$PARKDIR/park" "$p0" || bad "echo $p0 > park: $WERR"
 	fi
 	zero_stats
 
@@ -124,7 +124,7 @@ one_run() {
 		sleep "0.$(rnd 5)$(rnd 10)"
 		if has_park; then
 			m=$(pick 0 1 2)
-			write_file "$SLAB/park" "$m" || bad "$what: echo $m > park during the run: $WERR"
+			write_file "$PARKDIR/park" "$m" || bad "$what: echo $m > park during the run: $WERR"
 			tg=$((tg + 1))
 		fi
 		# shrink is a list walker that unparks; under KASAN it also
@@ -136,7 +136,7 @@ one_run() {
 		fi
 		# concurrent readers of the counters the series touches
 		cat "$SLAB/partial" "$SLAB/objects" "$SLAB/objects_partial" >/dev/null
-		[ -f "$SLAB/parked" ] && cat "$SLAB/parked" >/dev/null
+		[ -f "$PARKDIR/parked" ] && cat "$PARKDIR/parked" >/dev/null
 		grep "^$CACHE " /proc/slabinfo >/dev/null
 	done
 	TOGGLES=$((TOGGLES + tg))
@@ -150,7 +150,7 @@ one_run() {
 	check_after_run "$what" "$base"
 	PARKS=$((PARKS + PS))
 	UNPARKS=$((UNPARKS + US))
-	echo "$what: ${fr:-0} frees, park ${p0:--}, $tg toggles, $sk shrinks, parked $PS unparked $US ($UE events)$([ "$BAD" = 0 ] || echo ' FAILED')"
+	echo "$what: ${fr:-0} frees, park ${p0:--}, $tg toggles, $sk shrinks, parked $PS unparked $US (free_add_partial $FAP)$([ "$BAD" = 0 ] || echo ' FAILED')"
 	[ "$BAD" = 0 ] || FAILS=$((FAILS + 1))
 }
 

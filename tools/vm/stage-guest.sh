@@ -10,6 +10,8 @@
 #   bin/slabstat               static counter sampler
 #   bin/bash                   static bash (bash-static), for make run HOST=1
 #   kselftest/                 run_kselftest.sh layout with collection slub_park
+#   kernel.config              the kernel's .config (what a guest test may
+#                              expect of it, e.g. slub_kunit's skips)
 #   tools/                     tools/guest/, tools/report/, and tools/lib.sh,
 #                              run.sh and run-host.sh (make run HOST=1, which
 #                              make check runs in the guest), laid out as here
@@ -41,6 +43,7 @@ fi
 sp_run_logged "$modout.log" "building the stress module against $bdir" \
 	make -C "$bdir" M="$SLABPARK_TOP" MO="$modout" modules
 cp "$modout/mm/slub_stress.ko" "$stage/mm/"
+cp "$bdir/.config" "$stage/kernel.config"
 
 # slub_kunit (and kunit itself when modular), where the kernel has them:
 # the guest scripts load them from /slabpark/kunit/
