@@ -14,9 +14,7 @@
 #   - the list_lock acquisitions left in __slab_free() by transition
 #     (full -> partial, full -> empty, partial -> empty on the node list,
 #     partial -> empty isolated by a refill) and how many of them waited
-#     (found the lock taken), median (min-max);
-#   - partial -> empty frees that left the slab listed without the lock
-#     (free_empty_deferred, a counter of the series' patch 6).
+#     (found the lock taken), median (min-max).
 # Prints nothing (and says so) for runs of a kernel without those counters.
 #
 # Usage: tools/report/summarize-measure.sh RUNS_DIR
@@ -80,7 +78,6 @@ awk -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 			lk[k, t] = lk[k, t] " " c["free_lock_" trans[t]] + 0
 			wt[k, t] = wt[k, t] " " c["free_wait_" trans[t]] + 0
 		}
-		left[k] = left[k] " " c["free_empty_deferred"] + 0
 	}
 	BEGIN {
 		nb = split("1 2_3 4_7 8_15 16 all", bucket, " ")
@@ -129,15 +126,5 @@ awk -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 			printf "%-10s %-9s", p, names[order[i]]
 			for (t = 1; t <= nt; t++) printf " %30s", fmt(lk[k, t], 0, 0) " / " fmt(wt[k, t], 0, 0)
 			print ""
-		}
-
-		header("== partial -> empty frees that found list_lock taken and left the slab listed (free_empty_deferred,")
-		print "   patch 6), median (min-max) of the runs"
-		printf "%-10s %-9s %22s\n", "placement", "park", "left listed"
-		for (j = 1; j <= np; j++) for (i = 1; i <= nm; i++) {
-			p = pl[j]
-			k = p SUBSEP order[i]
-			if (!(order[i] in present)) continue
-			printf "%-10s %-9s %22s\n", p, names[order[i]], fmt(left[k], 0, 0)
 		}
 	}' <<<"$data"

@@ -16,7 +16,6 @@ const struct derived_def derived_defs[] = {
 	{ "barn_put_fail_per_flush",
 	  "BARN_PUT_FAIL / (SHEAF_FLUSH / sheaf_capacity)", 'x' },
 	{ "park_ratio", "PARK_SLAB / FREE_ADD_PARTIAL", '%' },
-	{ "unpark_batch", "UNPARK_SLAB / UNPARK_EVENT", 'x' },
 	{ "park_balance", "PARK_SLAB - UNPARK_SLAB", '#' },
 	{ "page_churn", "page allocator churn (alloc_slab + free_slab)", '#' },
 };
@@ -52,19 +51,16 @@ enum dstate derive(int i, metric_getter get, const void *ctx, double *out)
 			return D_UNDEF;
 		return ratio(c, a / b, 1, out);
 	case 3:
+		/* a park counts free_add_partial too: at most 100% */
 		if (!get(ctx, "park_slab", &a) || !get(ctx, "free_add_partial", &b))
 			return D_ABSENT;
 		return ratio(a, b, 100, out);
 	case 4:
-		if (!get(ctx, "unpark_slab", &a) || !get(ctx, "unpark_event", &b))
-			return D_ABSENT;
-		return ratio(a, b, 1, out);
-	case 5:
 		if (!get(ctx, "park_slab", &a) || !get(ctx, "unpark_slab", &b))
 			return D_ABSENT;
 		*out = a - b;
 		return D_OK;
-	case 6:
+	case 5:
 		if (!get(ctx, "alloc_slab", &a) || !get(ctx, "free_slab", &b))
 			return D_ABSENT;
 		*out = a + b;

@@ -5,8 +5,10 @@
  *
  * Counters are discovered with readdir(): nothing here knows the list of
  * SLUB statistics, so counters added or removed by a kernel (e.g. the
- * park_slab/unpark_slab/unpark_event of the parking series) just appear
- * or go missing.
+ * park_slab/unpark_slab of the parking series) just appear or go missing.
+ * The series' switch and parked count live in debugfs
+ * (/sys/kernel/debug/slab/<cache>/{park,parked}); they are read from there,
+ * by name, when they exist.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -26,13 +28,27 @@ const char *proc_root = "/proc";
 /* Object/slab gauges; with CONFIG_NUMA and a non-zero value they carry N parts. */
 static const char * const gauge_names[] = {
 	"slabs", "objects", "partial", "total_objects", "objects_partial",
-	"parked", NULL
+	NULL
 };
 
 /* Scalar facts recorded in every snapshot (when the file exists). */
 static const char * const fact_names[] = {
 	"object_size", "slab_size", "sheaf_capacity", "objs_per_slab",
-	"order", "min_partial", "park", NULL
+	"order", "min_partial", NULL
+};
+
+/*
+ * The parking series' files of the cache's debugfs directory (CONFIG_DEBUG_FS
+ * and CONFIG_SLUB_DEBUG, caches without debug flags, debugfs mounted): the
+ * switch, a fact, and the slabs parked now, a gauge of one number (no
+ * per-node parts).
+ */
+static const struct {
+	const char *name;
+	enum mtype type;
+} debugfs_files[] = {
+	{ "park", M_FACT },
+	{ "parked", M_GAUGE },
 };
 
 /*
@@ -217,6 +233,41 @@ static noreturn void no_such_cache(const char *slabdir, const char *name)
 	fatal("no cache '%s' in %s (and no similar names)", name, slabdir);
 }
 
+/* The debugfs files of the series, where the kernel has them */
+static void read_debugfs(struct cache *c)
+{
+	char path[4096 + 512];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(debugfs_files); i++) {
+		struct metric m;
+		char kind, *text;
+		int err;
+
+		snprintf(path, sizeof(path), "%s/kernel/debug/slab/%s/%s",
+			 sysfs_root, c->name, debugfs_files[i].name);
+		text = read_text(path, &err);
+		if (!text) {
+			if (err == EACCES || err == EPERM)
+				fatal("permission denied reading %s: %s", path,
+				      "debugfs is readable by root only; run slabstat as root");
+			continue;	/* no series, or debugfs not mounted */
+		}
+		memset(&m, 0, sizeof(m));
+		if (!parse_stat(text, &m, &kind) || kind) {
+			warn("%s: not a single number: '%.40s'; left out", path, text);
+			free(m.parts);
+			free(text);
+			continue;
+		}
+		free(text);
+		snprintf(m.name, sizeof(m.name), "%s", debugfs_files[i].name);
+		m.type = debugfs_files[i].type;
+		c->m = xrealloc(c->m, c->nm + 1, sizeof(*c->m));
+		c->m[c->nm++] = m;
+	}
+}
+
 static void read_cache(struct cache *c, const char *name)
 {
 	char slabdir[4096], dir[4096 + 256], path[4096 + 512], target[4096];
@@ -297,6 +348,7 @@ static void read_cache(struct cache *c, const char *name)
 		c->m[c->nm++] = m;
 	}
 	closedir(d);
+	read_debugfs(c);
 	if (c->nm > 1)
 		qsort(c->m, c->nm, sizeof(*c->m), cmp_metric);
 	for (n = 0; n < c->nm; n++)

@@ -45,7 +45,6 @@ sheaf_return_slow 0 0 0 0
 FIX_PARK_COUNTERS="
 park_slab 0 0 50000 25000
 unpark_slab 74500 0 0 0
-unpark_event 10000 0 0 0
 "
 
 # Files waiting for their mode; fix_modes sets them with one chmod each
@@ -155,7 +154,9 @@ proc_stat() {
 
 # mk_box ROOT K PATCHED [NCPU]: a 2-node 4-CPU box (NCPU=4) or a 1-node
 # 2-CPU box (NCPU=2, CPUs 0-1 only) with the cache nfs_page_test at
-# scale K; PATCHED=1 adds the parking counters and the parked/park files.
+# scale K; PATCHED=1 adds the parking counters and the series' debugfs
+# files (sys/kernel/debug/slab/nfs_page_test/{park,parked}: one number
+# each, debugfs_create_file() modes 0600 and 0400).
 mk_box() {
 	local root=$1 k=$2 patched=$3 ncpu=${4:-4}
 	local d=$root/sys/kernel/slab/nfs_page_test name c0 c1 c2 c3
@@ -202,8 +203,9 @@ mk_box() {
 		node_file "$d/total_objects" $((384 * k)) $((256 * k))
 	fi
 	if [ "$patched" = 1 ]; then
-		node_file "$d/parked" 0 $((2 * k))
-		scalar_file "$d/park" 1 0644
+		mkdir -p "$root/sys/kernel/debug/slab/nfs_page_test"
+		scalar_file "$root/sys/kernel/debug/slab/nfs_page_test/parked" $((2 * k))
+		scalar_file "$root/sys/kernel/debug/slab/nfs_page_test/park" 1 0600
 	fi
 	fix_modes
 }
