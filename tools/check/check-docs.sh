@@ -20,7 +20,12 @@
 #      lines in patches/*.patch) has a "+What: /sys/kernel/slab/<cache>/name"
 #      line in the series' hunks of Documentation/ABI/testing/sysfs-kernel-slab
 #      and is named as ``name`` in Documentation/mm/slab-parking.rst
-#   4. the first 40 lines of README name 'make run' and 'make check'
+#   4. every debugfs file the series adds to a cache's directory
+#      (+debugfs_create_file*("name", ...) lines in patches/*.patch; not
+#      ABI, so no ABI entry) is named as ``name`` in
+#      Documentation/mm/slab-parking.rst, and so is its path,
+#      /sys/kernel/debug/slab/<cache>/name
+#   5. the first 40 lines of README name 'make run' and 'make check'
 #
 # Each failure is printed as "check-docs: FAIL: <what is missing>"; the
 # exit status is 1 if there was any, 0 otherwise.
@@ -224,7 +229,33 @@ else
 	fi
 fi
 
-# ---- 4. README -------------------------------------------------------------
+# ---- 4. debugfs files added by the series ------------------------------------
+
+if [ ${#patch_files[@]} -gt 0 ]; then
+	mapfile -t dfiles < <(
+		sed -nE 's/^\+.*debugfs_create_file[a-z_]*\([[:space:]]*"([a-z0-9_]+)".*/\1/p' \
+			"${patch_files[@]}" | sort -u)
+	if [ ${#dfiles[@]} -eq 0 ]; then
+		note "patches/*.patch add no debugfs files"
+	else
+		ok=0
+		for a in "${dfiles[@]}"; do
+			good=1
+			if [ ! -f "$PARK_DOC" ] || ! grep -qF "\`\`$a\`\`" "$PARK_DOC"; then
+				fail "debugfs file '$a' (added in patches/) is not named as \`\`$a\`\` in $PARK_DOC"
+				good=0
+			fi
+			if [ -f "$PARK_DOC" ] && ! grep -qF "/sys/kernel/debug/slab/<cache>/$a" "$PARK_DOC"; then
+				fail "debugfs file '$a' (added in patches/): its path /sys/kernel/debug/slab/<cache>/$a is not in $PARK_DOC"
+				good=0
+			fi
+			ok=$((ok + good))
+		done
+		note "debugfs files added by the series: ${dfiles[*]} ($ok of ${#dfiles[@]} documented in $PARK_DOC)"
+	fi
+fi
+
+# ---- 5. README -------------------------------------------------------------
 
 if [ ! -f README ]; then
 	fail "README is missing"
