@@ -280,7 +280,7 @@ kunit_results() {
 KUNIT_PARK_WANT=$KUNIT_PARK_CASES
 kunit_park_expect() {
 	KUNIT_PARK_WANT=$KUNIT_PARK_CASES
-	kp_rcu=$(kconfig SLUB_RCU_DEBUG) || kp_rcu=unknown
+	kp_rcu=$(kconfig SLUB_RCU_DEBUG) || kp_rcu="unknown, no $KCONFIG"
 	for kp_c in $KUNIT_PARK_NAMES; do
 		kp_l=$(grep -E "^[ 	]+(not )?ok [0-9]+ $kp_c( |\$)" "$1")
 		case "$kp_l" in
@@ -293,11 +293,11 @@ kunit_park_expect() {
 				case "$kp_l" in
 				*SLUB_RCU_DEBUG*)
 					KUNIT_PARK_WANT=$((KUNIT_PARK_WANT - 1))
-					say "kunit: $kp_c skipped, as due with CONFIG_SLUB_RCU_DEBUG=y: ${kp_l#*# SKIP}" ;;
-				*) bad "kunit: $kp_c skipped for another reason than SLUB_RCU_DEBUG: ${kp_l#*# SKIP}" ;;
+					say "kunit: $kp_c skipped, as due with CONFIG_SLUB_RCU_DEBUG=y: ${kp_l#*# SKIP }" ;;
+				*) bad "kunit: $kp_c skipped for another reason than SLUB_RCU_DEBUG: ${kp_l#*# SKIP }" ;;
 				esac
 			else
-				bad "kunit: $kp_c skipped (CONFIG_SLUB_RCU_DEBUG: ${kp_rcu:-unset}): ${kp_l#*# SKIP}"
+				bad "kunit: $kp_c skipped (CONFIG_SLUB_RCU_DEBUG: ${kp_rcu:-unset}): ${kp_l#*# SKIP }"
 			fi ;;
 		esac
 	done
