@@ -411,7 +411,7 @@ TEST_F(slab, parked_zero)
 	int ret;
 
 	if (!self->has_parked)
-		SKIP(return, "no %s/parked: kernel without slab parking (or no CONFIG_SLUB_DEBUG/DEBUG_FS)",
+		SKIP(return, "no %s/parked: no slab parking (or no SLUB_DEBUG/DEBUG_FS)",
 		     self->pdir);
 	left = wait_parked_zero(self, &ret);
 	ASSERT_EQ(0, ret) TH_LOG("%s/parked: %s", self->pdir,
@@ -473,7 +473,7 @@ TEST_F(slab, park_switch)
 	int ret;
 
 	if (!self->has_park)
-		SKIP(return, "no %s/park: kernel without the parking switch (or no CONFIG_SLUB_DEBUG/DEBUG_FS)",
+		SKIP(return, "no %s/park: no parking switch (or no SLUB_DEBUG/DEBUG_FS)",
 		     self->pdir);
 	park_path(self, "park", path, sizeof(path));
 	ASSERT_EQ(0, read_str(path, self->park_old, sizeof(self->park_old)));
