@@ -26,7 +26,8 @@
 #   rval KEY           "KEY: value" of the module's debugfs results
 #   has_park, has_parked, has_stats
 #   park_all MODE      write MODE to the debugfs park of every cache that
-#                      has one; prints how many, calls bad on a failure
+#                      has one; prints how many, lists the files written
+#                      in $OUT/park-all.list, calls bad on a failure
 #   kconfig NAME       the value of CONFIG_NAME (y, m, a string; empty when
 #                      unset) in the staged kernel.config of the booted
 #                      kernel; false when none was staged
@@ -140,10 +141,12 @@ has_stats() { [ -f "$SLAB/park_slab" ]; }
 PARK_ALL_N=0
 park_all() {
 	PARK_ALL_N=0
+	: >"$OUT/park-all.list"
 	for pa_f in /sys/kernel/debug/slab/*/park; do
 		[ -f "$pa_f" ] || continue
 		if write_file "$pa_f" "$1"; then
 			PARK_ALL_N=$((PARK_ALL_N + 1))
+			echo "$pa_f" >>"$OUT/park-all.list"
 		else
 			bad "echo $1 > $pa_f: $WERR"
 		fi
