@@ -89,9 +89,10 @@ sp_use_ccache() {
 }
 
 # The park modes a run can have, in report order, with their names: 0-2
-# are the series' (the cache's "park" file), base is a kernel without the
-# switch.
-SP_PARK_MODES="0=off 1=on 2=always base=base"
+# are the series' (the cache's "park" file), 3 exists only on the
+# measurement kernel (tools/kernel/bench-patches/measure-parking.patch),
+# base is a kernel without the switch.
+SP_PARK_MODES="0=off 1=on 2=always 3=on+empty base=base"
 
 # awk functions shared by the report scripts, for a program given as
 #   awk -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'...'

@@ -97,7 +97,9 @@ sp_stage "module and tools staged for the guest"
 results=${RESULTS_DIR:-$SLABPARK_TOP/results/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$results"
 nplace=$(echo "$PLACEMENTS" | wc -w)
-tmo=$((nplace * RUNS * 3 * (DURATION_MS / 1000 + 4) + 300))
+nmodes=3
+[ "$MEASURE" = 0 ] || nmodes=4	# the measurement kernel's park=3 too
+tmo=$((nplace * RUNS * nmodes * (DURATION_MS / 1000 + 4) + 300))
 [ -z "$SWEEP" ] || tmo=$((tmo * 8 / 3))
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} tools/vm/run-guest.sh --kernel "$bdir" \
 	--stage "$stage:." --nodes "$NODES" --cpus-per-node "$CPUS_PER_NODE" \

@@ -1,26 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Show that slub_kunit's slab parking cases (patch 5 of the series) fail
+# Show that slub_kunit's slab parking cases (patch 7 of the series) fail
 # when parking is broken, each for what it tests: build the debug kernel
 # with the bench-only tools/kernel/bench-patches/break-parking.patch (--variant break;
-# never in patches/) and boot it once per slub_break_parking= mode, with
-# kunit.filter_glob=slub_test.test_park_*:
+# never in patches/) and boot it once per slub_break_parking= mode; the
+# guest (tools/guest/guest-kunit-mutants.sh, which holds the expectations as
+# data next to each mode) runs the 12 parking cases:
 #
 #   0  the series as it is: every parking case passes
-#   1  never park: every parking case fails
+#   1  never park: every case but test_park_mode_off fails;
+#      test_park_free_under_timer_lock is not run (the free would take
+#      the list_lock under the timer base lock: a lockdep splat)
 #   2  the allocation paths do not unpark: test_park_alloc_unparks,
-#      test_park_bulk_alloc_unparks and test_park_empty_min_partial fail,
-#      and only they
+#      test_park_bulk_alloc_unparks, test_park_empty_min_partial and
+#      test_park_counts_for_min_partial fail, and only they
 #   4  unparking keeps every empty slab (the leak of the first series):
 #      test_park_empty_min_partial fails, and only it
 #   8  kmem_cache_shrink() does not unpark: test_park_shrink fails
 #  16  cache shutdown does not unpark: test_park_destroy and
 #      test_park_leak_destroy fail
-#  32  switching to park mode 0 does not unpark: test_park_mode_off fails
-#  64  the unpark work does not discard the empty slabs that frees left
-#      listed (patch 6): test_park_empty_deferred and
-#      test_park_empty_deferred_far fail
+#  32  nr_parked is not counted for min_partial:
+#      test_park_counts_for_min_partial fails
+#  64  the free path arms the unpark work directly, as v5 did:
+#      test_park_work_unparks fails; test_park_free_under_timer_lock is
+#      not run (it would deadlock on the timer base lock and hang the guest)
 #
 # Usage: tools/check/kunit-mutants.sh [--kernel BUILD_DIR] [--modes 0,1,2,4,8,16,32,64]
 # Output: KTAP, one test point per mode.  Exit status 0 when every mode

@@ -62,6 +62,16 @@ else
 	echo "# CONFIG_SLUB_DEBUG/CONFIG_DEBUG_FS): parking cannot be switched, so only the base numbers are measured"
 fi
 
+# The measurement kernel (make run MEASURE=1: the series and the bench-only
+# tools/kernel/bench-patches/measure-parking.patch) also has park mode 3,
+# mode 1 with the partial -> empty free skipping a taken list_lock where no
+# list changes: measured in the same boot, after mode 2.
+if [ "$modes" != base ] &&
+   echo 3 2>/dev/null >"${PARKDIR:-/sys/kernel/debug/slab/$CACHE}/park"; then
+	modes="$modes 3"
+	echo "# measurement kernel: park=3 (1 + the partial -> empty free without a taken list_lock) too"
+fi
+
 # run_placements SUFFIX: every placement, RUNS rounds of every mode; the
 # runs of placement P go to P$SUFFIX
 run_placements() {

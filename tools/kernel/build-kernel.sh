@@ -18,8 +18,9 @@
 #                       (slub_break_parking=), to see the tests fail
 #   --variant measure   the series + tools/kernel/bench-patches/measure-parking.patch,
 #                       bench-only counters (free objects per unparked slab,
-#                       refill scan length, waits by transition), for
-#                       MEASURE=1
+#                       refill scan length, waits by transition, re-adds)
+#                       and park mode 3 (the partial -> empty small form),
+#                       for MEASURE=1
 #   --config NAME       tools/kernel/configs/base.config plus tools/kernel/configs/NAME.config
 #                       for each '+'-separated NAME (e.g. debug, lockstat,
 #                       numa-off); default: just base
