@@ -143,24 +143,30 @@ do_series_bisect() {
 	tools/check/check-series.sh
 }
 
-# The bench-only patches of tools/kernel/bench-patches/ (widen, break, measure) must
-# apply to the series as it is now, not only when a step builds their
-# kernel: checked against the tree of the series branch in a temporary
-# index, the work tree untouched.
+# The bench-only patches of tools/kernel/bench-patches/ must apply as
+# build-kernel.sh stacks them: park-switch on the series, each other one on
+# the series + park-switch.  Checked against the tree of the series branch
+# in a temporary index, the work tree untouched.
 do_bench_patches() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: the bench patches are for the bench tree"; return 4; }
-	local src idx p bad=0
+	local src idx p on bad=0 sw=tools/kernel/bench-patches/park-switch.patch
 	src=$(tools/kernel/kernel-src.sh 2>/dev/null)
 	# the series branch up to date, under the lock build-kernel.sh holds
 	flock "$src/.slabpark-lock" tools/kernel/series.sh apply --tree "$src" >/dev/null
 	idx=$(mktemp)
 	for p in tools/kernel/bench-patches/*.patch; do
 		rm -f "$idx"
-		if GIT_INDEX_FILE=$idx git -C "$src" read-tree slabpark &&
-			GIT_INDEX_FILE=$idx git -C "$src" apply --cached --check "$SLABPARK_TOP/$p"; then
-			echo "$p applies to the series"
+		GIT_INDEX_FILE=$idx git -C "$src" read-tree slabpark
+		on="the series"
+		if [ "$p" != "$sw" ]; then
+			on="the series + park-switch"
+			GIT_INDEX_FILE=$idx git -C "$src" apply --cached "$SLABPARK_TOP/$sw" ||
+				{ echo "$sw does not apply to the series"; bad=1; continue; }
+		fi
+		if GIT_INDEX_FILE=$idx git -C "$src" apply --cached --check "$SLABPARK_TOP/$p"; then
+			echo "$p applies to $on"
 		else
-			echo "$p does not apply to the series: rebase it (see its branch in README)"
+			echo "$p does not apply to $on: rebase it (see its branch in README)"
 			bad=1
 		fi
 	done
@@ -168,7 +174,8 @@ do_bench_patches() {
 	return $bad
 }
 
-# mm/slub.o with W=1 in the configuration as it is, then again with
+# The series alone (what is sent): mm/slub.o with W=1 in the
+# configuration as it is, then again with
 # slub_kunit (tools/kernel/configs/kunit.config, which adds DEBUG_VM and KPROBES)
 # with the series' parking cases, where the configuration can have it
 # (not with SLUB_TINY).
@@ -181,7 +188,7 @@ do_matrix() {
 			[ "$1" != tiny ] || continue
 			target="mm/slub.o lib/tests/slub_kunit.o"
 		fi
-		bdir=$(tools/kernel/build-kernel.sh --config "$cfg" --target "$target" --w1)
+		bdir=$(tools/kernel/build-kernel.sh --variant series --config "$cfg" --target "$target" --w1)
 		if grep -E '^[^ ]*(mm/slub|lib/tests/slub_kunit)\.c:[0-9]+:[0-9]+: (warning|error)' "$bdir/build.log"; then
 			echo "W=1 warnings with config $cfg"
 			return 1

@@ -9,7 +9,7 @@
 # data next to each mode) runs the 12 parking cases:
 #
 #   0  the series as it is: every parking case passes
-#   1  never park: every case but test_park_mode_off fails;
+#   1  never park: every case but test_park_uncontended fails;
 #      test_park_free_under_timer_lock is not run (the free would take
 #      the list_lock under the timer base lock: a lockdep splat)
 #   2  the allocation paths do not unpark: test_park_alloc_unparks,

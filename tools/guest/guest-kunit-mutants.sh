@@ -21,7 +21,7 @@ GLOB_PARAM=/sys/module/kunit/parameters/filter_glob
 ALL="test_park_full_slab test_park_frees_keep_parked test_park_alloc_unparks
 test_park_bulk_alloc_unparks test_park_empty_min_partial
 test_park_counts_for_min_partial test_park_shrink test_park_destroy
-test_park_leak_destroy test_park_work_unparks test_park_mode_off
+test_park_leak_destroy test_park_work_unparks test_park_uncontended
 test_park_free_under_timer_lock"
 
 # The expectation of each mode: WANT_FAIL, the cases that must fail (all
@@ -33,7 +33,7 @@ NOT_RUN=
 case $MODE in
 0)	# the series as it is
 	WANT_FAIL= ;;
-1)	# never park: every case that parks (mode_off parks nothing anyway).
+1)	# never park: every case that parks (test_park_uncontended parks nothing anyway).
 	# Not run: the free under the timer base lock, which without parking
 	# takes the list_lock there, a spinlock_t under a raw spinlock:
 	# lockdep's "Invalid wait context" (PROVE_RAW_LOCK_NESTING) would

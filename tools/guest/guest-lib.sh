@@ -263,7 +263,7 @@ KUNIT_PARK_NAMES="test_park_full_slab test_park_frees_keep_parked
 test_park_alloc_unparks test_park_bulk_alloc_unparks
 test_park_empty_min_partial test_park_counts_for_min_partial test_park_shrink
 test_park_destroy test_park_leak_destroy test_park_work_unparks
-test_park_mode_off test_park_free_under_timer_lock"
+test_park_uncontended test_park_free_under_timer_lock"
 KUNIT_PARK_CASES=$(echo "$KUNIT_PARK_NAMES" | wc -w)	# 12
 kunit_results() {
 	# Case lines are the indented "ok N name" / "not ok N name" of the

@@ -3,20 +3,26 @@
 #
 # Build a guest kernel (or one object of it) and print the build directory.
 #
-# Usage: tools/kernel/build-kernel.sh [--variant patched|base] [--config NAME]
-#                              [--target TARGET] [--w1]
+# Usage: tools/kernel/build-kernel.sh [--variant patched|series|base|...]
+#                              [--config NAME] [--target TARGET] [--w1]
 #
-#   --variant patched   base + patches/series (default; PATCHES=none means base)
+#   --variant patched   base + patches/series + the bench-only
+#                       tools/kernel/bench-patches/park-switch.patch (the
+#                       per-cache park switch and parked count in debugfs,
+#                       which the bench and the tests use); the default
+#                       (PATCHES=none means base)
+#   --variant series    base + patches/series alone, what is sent (the
+#                       build matrix)
 #   --variant base      the pristine 7.3 tree
 #   --variant upto<N>   base + the first N patches of the series (e.g. the
 #                       no-functional-change patch alone, to compare it)
-#   --variant widen     the series + tools/kernel/bench-patches/widen-park-races.patch,
+#   --variant widen     patched + tools/kernel/bench-patches/widen-park-races.patch,
 #                       bench-only delays that widen the parking races
 #                       (slub_widen_races=1); never in patches/
-#   --variant break     the series + tools/kernel/bench-patches/break-parking.patch,
+#   --variant break     patched + tools/kernel/bench-patches/break-parking.patch,
 #                       bench-only switches that break parking on purpose
 #                       (slub_break_parking=), to see the tests fail
-#   --variant measure   the series + tools/kernel/bench-patches/measure-parking.patch,
+#   --variant measure   patched + tools/kernel/bench-patches/measure-parking.patch,
 #                       bench-only counters (free objects per unparked slab,
 #                       refill scan length, waits by transition, re-adds)
 #                       and park mode 3 (the partial -> empty small form),
@@ -56,7 +62,7 @@ while [ $# -gt 0 ]; do
 	*) usage ;;
 	esac
 done
-case "$variant" in patched|base|widen|break|measure|upto[0-9]*) ;; *) usage ;; esac
+case "$variant" in patched|series|base|widen|break|measure|upto[0-9]*) ;; *) usage ;; esac
 
 frags=("$SLABPARK_TOP/tools/kernel/configs/base.config")
 cfgname=base
@@ -72,28 +78,30 @@ fi
 
 sp_need_cmds make gcc flex bison bc git
 
-# bench_branch SRC VARIANT: check out branch slabpark-VARIANT = the series
-# (branch slabpark) + the bench-only patch of VARIANT (never in patches/),
-# made again when either changed.
+# The bench-only patch of each variant (never in patches/): patched is the
+# series + park-switch, the others are patched + their own.
+BENCH=$SLABPARK_TOP/tools/kernel/bench-patches
+declare -A BENCH_PATCH=([patched]=park-switch [widen]=widen-park-races
+	[break]=break-parking [measure]=measure-parking)
+
+# bench_branch SRC VARIANT PARENT: check out branch slabpark-VARIANT =
+# branch PARENT + the bench-only patch of VARIANT, made again when either
+# changed.
 bench_branch() {
-	local tree=$1 v=$2 patch want have
-	case "$v" in
-	widen) patch=$SLABPARK_TOP/tools/kernel/bench-patches/widen-park-races.patch ;;
-	break) patch=$SLABPARK_TOP/tools/kernel/bench-patches/break-parking.patch ;;
-	measure) patch=$SLABPARK_TOP/tools/kernel/bench-patches/measure-parking.patch ;;
-	esac
-	want="$(git -C "$tree" rev-parse slabpark)-$(sp_hash_files "$patch")"
+	local tree=$1 v=$2 parent=$3 patch want have
+	patch=$BENCH/${BENCH_PATCH[$v]}.patch
+	want="$(git -C "$tree" rev-parse "$parent")-$(sp_hash_files "$patch")"
 	have=$(git -C "$tree" config --get "branch.slabpark-$v.slabparkBench" || true)
 	if [ "$want" = "$have" ]; then
 		git -C "$tree" checkout -q -f "slabpark-$v"
 		return
 	fi
-	git -C "$tree" checkout -q -f -B "slabpark-$v" slabpark
+	git -C "$tree" checkout -q -f -B "slabpark-$v" "$parent"
 	if ! git -C "$tree" am -q "$patch" >"$SLABPARK_LOGDIR/git-am-$v.log" 2>&1; then
 		git -C "$tree" am --abort >/dev/null 2>&1 || true
 		git -C "$tree" checkout -q -f slabpark
 		sed 's/^/    /' "$SLABPARK_LOGDIR/git-am-$v.log" >&2
-		sp_die "$(basename "$patch") does not apply on the series"
+		sp_die "$(basename "$patch") does not apply on $parent"
 	fi
 	git -C "$tree" config "branch.slabpark-$v.slabparkBench" "$want"
 }
@@ -135,8 +143,11 @@ if [ -z "${KSRC:-}" ]; then
 	else
 		"$SLABPARK_TOP/tools/kernel/series.sh" apply --tree "$src"
 	fi
+	if [ "$variant" = patched ] || bench_variant; then
+		bench_branch "$src" patched slabpark
+	fi
 	if bench_variant; then
-		bench_branch "$src" "$variant"
+		bench_branch "$src" "$variant" slabpark-patched
 	fi
 	if [[ "$variant" == upto* ]]; then
 		upto=${variant#upto}
