@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Show that slub_kunit's slab parking cases (patch 7 of the series) fail
+# Show that slub_kunit's slab parking cases (patch 6 of the series) fail
 # when parking is broken, each for what it tests: build the debug kernel
 # with the bench-only tools/kernel/bench-patches/break-parking.patch (--variant break;
 # never in patches/) and boot it once per slub_break_parking= mode; the

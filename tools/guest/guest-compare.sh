@@ -58,7 +58,7 @@ if [ -f "$PARKDIR/park" ]; then
 	echo "# parking switch present ($PARKDIR/park): comparing park=0 (off), 1 (trylock+park), 2 (always park)"
 else
 	modes=base
-	echo "# this kernel has no $PARKDIR/park switch (unpatched, without patch 5, or no"
+	echo "# this kernel has no $PARKDIR/park switch (unpatched, without tools/kernel/bench-patches/park-switch.patch, or no"
 	echo "# CONFIG_SLUB_DEBUG/CONFIG_DEBUG_FS): parking cannot be switched, so only the base numbers are measured"
 fi
 

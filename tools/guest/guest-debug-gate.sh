@@ -170,7 +170,7 @@ t_kunit() {
 		cp "$KUNIT_RES" "$OUT/kunit-slub_test-$LABEL.ktap"
 		kunit_results "$KUNIT_RES"
 		say "slub_kunit: $KUNIT_PASS passed ($KUNIT_PARK of them slab parking cases), $KUNIT_FAIL failed, $KUNIT_SKIP skipped (suite: ${KUNIT_SUITE:-none})"
-		# patch 7 of the series: every parking case runs and passes
+		# patch 6 of the series: every parking case runs and passes
 		# on the patched kernel (KASAN included: the cases flush its
 		# quarantine themselves), but the timer-lock case, which skips
 		# with SLUB_RCU_DEBUG (kunit_park_expect)

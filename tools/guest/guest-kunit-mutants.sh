@@ -17,7 +17,7 @@ RES=/sys/kernel/debug/kunit/slub_test/results
 PARAM=/sys/module/kernel/parameters/slub_break_parking
 GLOB_PARAM=/sys/module/kunit/parameters/filter_glob
 
-# The parking cases of slub_kunit (patch 7 of the series), in suite order
+# The parking cases of slub_kunit (patch 6 of the series), in suite order
 ALL="test_park_full_slab test_park_frees_keep_parked test_park_alloc_unparks
 test_park_bulk_alloc_unparks test_park_empty_min_partial
 test_park_counts_for_min_partial test_park_shrink test_park_destroy

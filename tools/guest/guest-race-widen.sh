@@ -7,7 +7,7 @@
 # between remove_partial() and the cmpxchg that takes the slab's last object
 # (a lockless free then makes the cmpxchg fail, and the slab is listed
 # again: a re-add), in __slab_free() between the decision to park and the
-# parking cmpxchg, and in slab_park() between that cmpxchg and llist_add()
+# parking cmpxchg, and in park_slab() between that cmpxchg and llist_add()
 # and between llist_add() and arming the unpark work.  A series that lets a
 # free park a slab that is still on the partial list (v6 without its patch
 # 3: the slab full on its cmpxchg, removed only after it) corrupts that
@@ -118,7 +118,7 @@ say "$round round(s): parks $total_parks; delays: refill $refill, park decision 
 [ "$total_parks" -gt 0 ] || bad "nothing parked: the race was not exercised"
 [ "$refill" -gt 0 ] || bad "no delay between remove_partial() and the cmpxchg in get_from_partial_node()"
 [ "$decide" -gt 0 ] || bad "no delay between the park decision and the parking cmpxchg"
-[ "$parkw" -gt 0 ] || bad "no delay in slab_park()"
+[ "$parkw" -gt 0 ] || bad "no delay in park_slab()"
 [ "$readds" -gt 0 ] || bad "no slab listed again after a failed cmpxchg in $round rounds: the race was not hit"
 write_file "$PARK" 1 || bad "park=1: $WERR"
 rmmod "$MOD" || bad "rmmod: failed"
