@@ -3,7 +3,7 @@
 #
 # 'make check': every test of the project, as one KTAP stream (one test
 # per step; the step's output, its own TAP/KTAP included, as "# "
-# diagnostic lines) ending in "# check: N passed, N failed, N skipped".
+# diagnostic lines) ending in the plain line "check: N passed, N failed, N skipped".
 # Each step's full output is kept in $SLABPARK_CACHE/logs/check/<step>.log
 # and its path is printed on failure.
 #
@@ -328,5 +328,5 @@ if [ ${#failures[@]} -gt 0 ]; then
 	printf '#   %s\n' "${failures[@]}"
 fi
 echo "# make check took $(sp_elapsed)"
-echo "# check: $passed passed, $failed failed, $skipped skipped"
+echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
