@@ -44,6 +44,7 @@
 #define SS_MAX_BATCH		256U
 #define SS_MAX_DURATION_MS	3600000U
 #define SS_MAX_SAMPLE_SHIFT	20U
+#define SS_MAX_SHRINK_MS	60000U
 #define SS_MAX_SHEAF_CAPACITY	4096U
 #define SS_MAX_THREADS_PER_CPU	4
 #define SS_MAX_NAME		64
@@ -94,6 +95,7 @@ struct ss_cfg {
 	unsigned int batch;
 	unsigned int duration_ms;
 	unsigned int sample_shift;
+	unsigned int shrink_ms;
 };
 
 /* log2 histogram: bucket i counts samples in [2^i, 2^(i+1)) ns, 0 ns in 0 */
@@ -145,6 +147,7 @@ struct ss_run {
 	int error;
 	u64 start_ns;
 	u64 end_ns;
+	u64 shrinks;
 	unsigned int wake_at;
 	unsigned int nalloc;
 	unsigned int nfree;
@@ -175,6 +178,7 @@ struct ss_result {
 	u64 frees;
 	u64 remote;
 	u64 failures;
+	u64 shrinks;
 	struct ss_lat free_lat;
 	struct ss_lat alloc_lat;
 };
@@ -426,6 +430,10 @@ SS_PARAM(sample_shift, &ss_cfg.sample_shift, uint,
 	 "Sample the latency of 1 in 2^sample_shift calls, 0..20 (default: 6)",
 	 .max = SS_MAX_SAMPLE_SHIFT);
 
+SS_PARAM(shrink_ms, &ss_cfg.shrink_ms, uint,
+	 "Shrink the cache every shrink_ms ms during a run, 0..60000, 0 = never; under KASAN a shrink releases the frees its quarantine holds (default: 0)",
+	 .max = SS_MAX_SHRINK_MS);
+
 __param(bool, start, false,
 	"Start one run right after load, asynchronously (default: false)");
 
@@ -439,6 +447,7 @@ static struct ss_param *const ss_run_params[] = {
 	&ss_param_batch,
 	&ss_param_duration_ms,
 	&ss_param_sample_shift,
+	&ss_param_shrink_ms,
 };
 
 static_assert(ARRAY_SIZE(ss_run_params) * sizeof(int) == sizeof(struct ss_cfg));
@@ -1090,6 +1099,7 @@ static void ss_collect(struct ss_run *run, struct ss_result *res,
 	res->nalloc = run->nalloc;
 	res->nfree = run->nfree;
 	res->threads_per_cpu = run->threads_per_cpu;
+	res->shrinks = run->shrinks;
 	res->alloc_seen = kcalloc(run->nalloc, sizeof(nodemask_t), GFP_KERNEL);
 	res->free_seen = kcalloc(run->nfree, sizeof(nodemask_t), GFP_KERNEL);
 	if (run->start_ns && now > run->start_ns)
@@ -1216,6 +1226,7 @@ static void ss_print_result(struct seq_file *m, const struct ss_result *res)
 	seq_printf(m, "remote_free_pct: %llu.%02llu\n", div_u64(pct, 100),
 		   pct % 100);
 	seq_printf(m, "alloc_failures: %llu\n", res->failures);
+	seq_printf(m, "shrinks: %llu\n", res->shrinks);
 	ss_print_lat(m, "free", &res->free_lat);
 	ss_print_lat(m, "alloc", &res->alloc_lat);
 	seq_printf(m, "cache_name: %s\n", cache_name);
@@ -1231,7 +1242,7 @@ static void ss_run_work(struct work_struct *work)
 {
 	struct ss_run *run;
 	unsigned int i, state;
-	u64 end, pct;
+	u64 end, pct, shrink_every, next_shrink;
 
 	mutex_lock(&ss_mutex);
 	run = ss_cur;
@@ -1247,17 +1258,29 @@ static void ss_run_work(struct work_struct *work)
 
 	run->start_ns = ktime_get_ns();
 	end = run->start_ns + (u64)run->cfg.duration_ms * NSEC_PER_MSEC;
+	shrink_every = (u64)run->cfg.shrink_ms * NSEC_PER_MSEC;
+	next_shrink = shrink_every ? run->start_ns + shrink_every : U64_MAX;
 	WRITE_ONCE(run->go, true);
 	wake_up_all(&run->gate_wq);
 
-	/* wait in short steps: stop and rmmod end the run early */
+	/*
+	 * Wait in short steps: stop and rmmod end the run early.  The shrinks
+	 * are done here, by one thread that the run's kthreads do not hold
+	 * up, rather than from userspace, which a busy guest starves.
+	 */
 	for (;;) {
 		u64 now = ktime_get_ns();
 		unsigned long left;
 
 		if (READ_ONCE(run->stop) || now >= end)
 			break;
-		left = nsecs_to_jiffies(end - now);
+		if (now >= next_shrink) {
+			kmem_cache_shrink(ss_cache);
+			run->shrinks++;
+			next_shrink = ktime_get_ns() + shrink_every;
+			continue;
+		}
+		left = nsecs_to_jiffies(min(end, next_shrink) - now);
 		wait_event_interruptible_timeout(run->ctl_wq,
 						 READ_ONCE(run->stop),
 						 clamp(left, 1UL, (unsigned long)HZ));

@@ -27,9 +27,10 @@
 #                  park2 boot too), and in the park2 boot every cache
 #                  switched at the start still reads 2
 #   stress-P-V     the stress module, placement P, V = park1 (sheaves),
-#                  park1-nosheaves, park2-nosheaves, the cache shrunk during
-#                  the run on the freeing CPUs (KASAN's quarantine would
-#                  hold the frees); a park=2 run must park; then the
+#                  park1-nosheaves, park2-nosheaves, the cache shrunk by
+#                  the module every 50 ms of the run (its shrink_ms:
+#                  KASAN's quarantine would hold the frees); a run with no
+#                  shrink fails, a park=2 run must park; then the
 #                  quiescence invariants (parked 0, park_slab ==
 #                  unpark_slab, park_slab <= free_add_partial, no objects
 #                  left after shrink)
@@ -237,56 +238,19 @@ objects_base() {
 	OBJ_BASE=$(sum_of "$SLAB/objects")
 }
 
-# The CPUs a run frees on: the shrink loops run there, so that the objects
-# KASAN's quarantine releases are freed as the run's freers free them.
-free_cpus() {
-	case $1 in
-	cross) cat /sys/devices/system/node/node1/cpulist ;;
-	local) cat /sys/devices/system/node/node0/cpulist ;;
-	*) echo "0-$((NCPUS - 1))" ;;
-	esac
-}
-
-# shrink_during_run CPUS: shrink the cache every 50 ms from each of CPUS
-# (a taskset list) while the run is active.  Under KASAN the quarantine
-# holds the frees of a run; kmem_cache_shrink() releases this cache's
-# objects (kasan_cache_shrink()) on the calling CPU, so that the frees
-# reach the slabs, and park, during the run.  A failed shrink is written
-# to $OUT/shrink-errors; each shrink done adds a line to $OUT/shrinks, so
-# that a run that parked nothing says whether any shrink ran.
-shrink_during_run() {
-	for c in $(cpulist_expand "$1"); do
-		# Fork-free and favoured: the run's kthreads keep these CPUs
-		# busy, and a loop that forked cat and sleep got 0 to 7 shrinks
-		# in a 6 s run under TCG + KASAN (a park=2 run then parked
-		# nothing during the run, make check-full 2026-12-01).  Only
-		# builtins: read for the status, echo, and read -t on a FIFO
-		# that nobody writes for the 50 ms pause; renice -10 gives the
-		# loop the CPU at the kthreads' next cond_resched().
-		# shellcheck disable=SC2016 # expanded by the inner sh
-		taskset -c "$c" sh -c '
-			renice -n -10 -p $$ >/dev/null
-			mkfifo "$6" && exec 3<>"$6" && rm -f "$6"
-			while read -r st <"$1/status" && [ "$st" = running ]; do
-				if echo 1 2>>"$3" >"$2/shrink"; then
-					echo "$4" >>"$5"
-				else
-					echo "shrink failed on CPU $4" >>"$3"
-				fi
-				read -r -t 0.05 _ <&3
-			done' shrink "$DBG" "$SLAB" "$OUT/shrink-errors" "$c" "$OUT/shrinks" "$OUT/pause.$c" &
-	done
-}
-
 # stress_run WHAT PLACEMENT MODE [MUSTPARK]: one run of the loaded module
-# with park=MODE ("" = leave the switch alone), the cache shrunk during the
-# run on the CPUs that free; checks results and invariants.  RUN_PARKS: the
-# slabs parked during the run (park_slab as the run ends, before anything
-# of check_after_run).  With MUSTPARK=1 a run that parked nothing fails,
-# unless no shrink ran during it: then the run is done again, up to twice
-# (STRESS_RETRIES counts; the caller zeroes it).
+# with park=MODE ("" = leave the switch alone); checks results and
+# invariants.  The module shrinks the cache every STRESS_SHRINK_MS during
+# the run (its shrink_ms, loaded so by t_stress): under KASAN the
+# quarantine holds the frees of a run, a shrink releases them to the slabs,
+# where they park.  The shrinks are the module's, not a userspace loop's:
+# with every vCPU busy with the run's kthreads, loops on the freeing CPUs
+# got no shrink done in whole 3 s runs (0 in 9 of 12 runs of a CI gate,
+# 2026-12-02), and the park=2 check failed for want of frees.  RUN_PARKS:
+# the slabs parked during the run (park_slab as the run ends, before
+# anything of check_after_run).  With MUSTPARK=1 a run that parked nothing
+# fails.
 RUN_PARKS=0
-STRESS_RETRIES=0
 stress_run() {
 	what=$1
 	if [ -n "$3" ] && has_park; then
@@ -295,42 +259,24 @@ stress_run() {
 	fi
 	objects_base
 	zero_stats
-	rm -f "$OUT/shrink-errors" "$OUT/shrinks"
 	if ! write_file "$DBG/run" 1; then
 		bad "$what: echo 1 > run: $WERR"
 		dmesg_tail
 		return
 	fi
-	shrink_during_run "$(free_cpus "$2")"
 	st=$(timeout 300 cat "$DBG/wait")
-	# the shrink loops end with the run: stop it if it did not end
 	[ "$st" = "state: done" ] || write_file "$DBG/stop" 1
-	wait
 	RUN_PARKS=0
 	has_stats && RUN_PARKS=$(sum_of "$SLAB/park_slab")
 	STRESS_RUNS=$((STRESS_RUNS + 1))
 	[ "$st" = "state: done" ] || bad "$what: wait says '$st', want 'state: done'"
 	[ "$(rval error)" = 0 ] || bad "$what: results error $(rval error)"
-	if [ -s "$OUT/shrink-errors" ]; then
-		bad "$what: shrink during the run failed:"
-		sed 's/^/#   /' "$OUT/shrink-errors"
-	fi
 	fr=$(rval frees)
 	[ "${fr:-0}" -gt 0 ] || bad "$what: no frees"
-	nshrink=0
-	[ -f "$OUT/shrinks" ] && nshrink=$(wc -l <"$OUT/shrinks")
+	nshrink=$(rval shrinks)
+	[ "${nshrink:-0}" -gt 0 ] || bad "$what: the module did no shrink during the run (shrinks '$nshrink', shrink_ms $STRESS_SHRINK_MS)"
 	say "$what: $(rval frees) frees, $(rval ops_per_sec) ops/s, remote $(rval remote_free_pct)%, alloc_failures $(rval alloc_failures), $nshrink shrinks during the run, parked during the run: $RUN_PARKS slabs (park_slab)"
 	if [ "${4:-0}" = 1 ] && has_stats && [ "$RUN_PARKS" = 0 ]; then
-		# Without a shrink the quarantine held the frees (the loops
-		# got no CPU: a busy host); that says nothing of parking
-		if [ "$nshrink" = 0 ] && [ "$STRESS_RETRIES" -lt 2 ]; then
-			say "$what: no shrink ran during the run, so KASAN's quarantine held its frees: once more"
-			check_after_run "$what" "$OBJ_BASE"
-			PARKS=$((PARKS + PS))
-			STRESS_RETRIES=$((STRESS_RETRIES + 1))
-			stress_run "$@"
-			return
-		fi
 		bad "$what: park=$3 and no slab parked during the run (park_slab 0 before the final shrink; $nshrink shrinks during it)"
 	fi
 	check_after_run "$what" "$OBJ_BASE"
@@ -338,8 +284,8 @@ stress_run() {
 }
 
 # Every placement with park=1 with the cache's sheaves and without, and
-# park=2 without: the frees reach __slab_free(), and the shrink loops make
-# them do so during the run.  park=2 must park in every run; park=1 parks
+# park=2 without: the frees reach __slab_free(), and the module's shrinks
+# make them do so during the run.  park=2 must park in every run; park=1 parks
 # only where the list_lock trylock fails, which is rare at 4 vCPUs: the
 # park=1 runs together must park (test point park1-parked), and up to 5
 # more sheaf-less local runs are made for that if they did not; without
@@ -352,6 +298,7 @@ PARK1_RUNS=0
 # more than the 1.5 s runs of before under TCG + KASAN, so that some runs
 # saw no shrink, and no park, at all; 3 s leave room for a few.
 STRESS_MS=3000
+STRESS_SHRINK_MS=50
 t_stress() {
 	for pl in cross local balanced; do
 		for v in park1 park1-nosheaves park2-nosheaves; do
@@ -361,14 +308,13 @@ t_stress() {
 			m=${m%%-*}
 			ns=0
 			case $v in *-nosheaves) ns=1 ;; esac
-			if ! insmod "$KO" placement=$pl duration_ms=$STRESS_MS no_sheaves=$ns; then
+			if ! insmod "$KO" placement=$pl duration_ms=$STRESS_MS shrink_ms=$STRESS_SHRINK_MS no_sheaves=$ns; then
 				bad "$name: insmod failed"
 				dmesg_tail
 				tp_end "$name"
 				continue
 			fi
 			if has_park; then
-				STRESS_RETRIES=0
 				stress_run "$name" $pl "$m" $((m - 1))
 				if [ "$m" = 1 ]; then
 					PARK1_PARKS=$((PARK1_PARKS + RUN_PARKS))
@@ -397,7 +343,7 @@ t_stress() {
 	extra=0
 	while [ "$PARK1_PARKS" = 0 ] && [ $extra -lt 5 ]; do
 		extra=$((extra + 1))
-		if ! insmod "$KO" placement=local duration_ms=$STRESS_MS no_sheaves=1; then
+		if ! insmod "$KO" placement=local duration_ms=$STRESS_MS shrink_ms=$STRESS_SHRINK_MS no_sheaves=1; then
 			bad "park1 extra run $extra: insmod failed"
 			break
 		fi
