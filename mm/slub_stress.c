@@ -96,6 +96,7 @@ struct ss_cfg {
 	unsigned int duration_ms;
 	unsigned int sample_shift;
 	unsigned int shrink_ms;
+	unsigned int free_burst;
 };
 
 /* log2 histogram: bucket i counts samples in [2^i, 2^(i+1)) ns, 0 ns in 0 */
@@ -434,6 +435,10 @@ SS_PARAM(shrink_ms, &ss_cfg.shrink_ms, uint,
 	 "Shrink the cache every shrink_ms ms during a run, 0..60000, 0 = never; under KASAN a shrink releases the frees its quarantine holds (default: 0)",
 	 .max = SS_MAX_SHRINK_MS);
 
+SS_PARAM(free_burst, &ss_cfg.free_burst, uint,
+	 "1: a freer waits for a full ring, then frees all of it (inflight objects at once, as an RCU batch does), so that local frees overflow the sheaves and the barn; 0..1 (default: 0)",
+	 .max = 1);
+
 __param(bool, start, false,
 	"Start one run right after load, asynchronously (default: false)");
 
@@ -448,6 +453,7 @@ static struct ss_param *const ss_run_params[] = {
 	&ss_param_duration_ms,
 	&ss_param_sample_shift,
 	&ss_param_shrink_ms,
+	&ss_param_free_burst,
 };
 
 static_assert(ARRAY_SIZE(ss_run_params) * sizeof(int) == sizeof(struct ss_cfg));
@@ -735,12 +741,20 @@ static bool ss_producers_done(struct ss_thread *t)
 	return true;
 }
 
+/* with free_burst only a full ring is drained, until the producers end */
+static bool ss_ring_ready(struct ss_thread *t, struct ss_ring *r)
+{
+	if (t->run->cfg.free_burst)
+		return ptr_ring_full(&r->ring);
+	return !ptr_ring_empty(&r->ring);
+}
+
 static bool ss_has_work(struct ss_thread *t)
 {
 	unsigned int i;
 
 	for (i = 0; i < t->nrings; i++)
-		if (!ptr_ring_empty(&t->rings[i]->ring))
+		if (ss_ring_ready(t, t->rings[i]))
 			return true;
 	return ss_producers_done(t);
 }
@@ -764,6 +778,7 @@ static int ss_free_fn(void *arg)
 	struct ss_thread *t = arg;
 	struct ss_run *run = t->run;
 	u64 mask = (1ULL << run->cfg.sample_shift) - 1;
+	unsigned int max = run->cfg.free_burst ? UINT_MAX : run->wake_at;
 	unsigned int i, got;
 
 	ss_gate(t);
@@ -772,8 +787,8 @@ static int ss_free_fn(void *arg)
 			ss_note_node(t);
 		got = 0;
 		for (i = 0; i < t->nrings; i++)
-			got += ss_drain_ring(t, t->rings[i], run->wake_at,
-					     mask);
+			if (ss_ring_ready(t, t->rings[i]))
+				got += ss_drain_ring(t, t->rings[i], max, mask);
 		if (got) {
 			cond_resched();
 			continue;
@@ -1217,6 +1232,7 @@ static void ss_print_result(struct seq_file *m, const struct ss_result *res)
 	seq_printf(m, "inflight: %u\n", res->cfg.inflight);
 	seq_printf(m, "batch: %u\n", res->cfg.batch);
 	seq_printf(m, "duration_ms: %u\n", res->cfg.duration_ms);
+	seq_printf(m, "free_burst: %u\n", res->cfg.free_burst);
 	seq_printf(m, "elapsed_ms: %llu\n",
 		   div_u64(res->elapsed_ns, NSEC_PER_MSEC));
 	seq_printf(m, "allocs: %llu\n", res->allocs);

@@ -20,6 +20,10 @@ declare -A PKG_OF=(
 	[python3]=python3 [pahole]=dwarves
 	# a static bash for the guest, where make check runs make run HOST=1
 	[bash-static]=bash-static
+	# make run WORKLOAD=mmapaddr (staged with its libraries)
+	[stress-ng]=stress-ng
+	# make check's python lint
+	[pyflakes3]=pyflakes3
 )
 # packages that provide no command we can probe for
 HEADER_PKGS=(libelf-dev libssl-dev libc6-dev python3-ply)

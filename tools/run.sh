@@ -24,6 +24,23 @@
 #                      and park=3, the partial -> empty trylock experiment
 #                      (tools/report/summarize-measure.sh); with LOCKSTAT=1 too
 #   PATCHES=none       the unpatched base (nothing can be switched)
+#   BASE=1 BOOTS=5     the base kernel against the patched one in alternating
+#                      boots (base, patched, base, ...; BOOTS each), the same
+#                      runs in each (RUNS=1 a boot by default; the patched
+#                      boots run MODES, default "0 1"); with LOCKSTAT=1 both
+#                      kernels are lock_stat ones
+#   WORKLOAD=mmap1     instead of the module: will-it-scale's mmap1 (each task
+#                      maps and unmaps 128 MB in a loop; tools/guest/mmap_loop.c)
+#   WORKLOAD=mmapaddr  stress-ng --mmapaddr (the regression report's stressor);
+#                      both with TASKS="4 8" tasks, DURATION_MS per run, RUNS
+#                      rounds, counters of maple_node and vm_area_struct
+#   MIN_PARTIAL=1      the min_partial control: park=0 at min_partial D, 2D,
+#                      4D, 8D against park=1 and 2 at D (cross, RUNS=5 rounds)
+#   FLUSH=1            the flush-driven regime: local frees in bursts of 4096
+#                      (module free_burst=1 inflight=4096) that overflow sheaves
+#                      and barn, at 1x, 2x, 4x, 8x the sheaf capacity, park=0
+#                      and 1 (with BASE=1 the base kernel too)
+#   MODES="0 1"        the park modes of a patched boot (default all)
 #   KSRC=/path         your own 7.3 tree, built as is
 #   RESULTS_DIR=DIR    where tables, CSV/JSON and the plot go
 #                      (default: results/<date>-<time> in this directory)
@@ -51,6 +68,11 @@ case "$SWEEP" in ''|sheaf) ;; *) sp_die "SWEEP=$SWEEP: the only sweep is 'sheaf'
 if [ "$LOCKSTAT" = 1 ]; then
 	RUNS=${RUNS:-10}
 fi
+if [ "${BASE:-0}" = 1 ]; then
+	RUNS=${RUNS:-1}	# each boot is a round
+elif [ "${MIN_PARTIAL:-0}" = 1 ]; then
+	RUNS=${RUNS:-5}
+fi
 RUNS=${RUNS:-3}
 DURATION_MS=${DURATION_MS:-4000}
 PLACEMENTS=${PLACEMENTS:-cross local balanced}
@@ -73,6 +95,37 @@ if [ "$NODES" -lt 2 ] && [[ " $PLACEMENTS " =~ \ (cross|balanced)\  ]]; then
 	sp_die "NODES=$NODES: cross and balanced need 2 nodes (use PLACEMENTS=local)"
 fi
 
+BASE=${BASE:-0}
+BOOTS=${BOOTS:-5}
+WORKLOAD=${WORKLOAD:-}
+TASKS=${TASKS:-4 8}
+MIN_PARTIAL=${MIN_PARTIAL:-0}
+MODES=${MODES:-}
+FLUSH=${FLUSH:-0}
+case "$FLUSH" in 0|1) ;; *) sp_die "FLUSH=$FLUSH: must be 0 or 1" ;; esac
+case "$BASE" in 0|1) ;; *) sp_die "BASE=$BASE: must be 0 or 1" ;; esac
+case "$MIN_PARTIAL" in 0|1) ;; *) sp_die "MIN_PARTIAL=$MIN_PARTIAL: must be 0 or 1" ;; esac
+case "$BOOTS" in ''|*[!0-9]*|0) sp_die "BOOTS=$BOOTS: must be a positive integer" ;; esac
+case "$WORKLOAD" in ''|mmap1|mmapaddr) ;; *) sp_die "WORKLOAD=$WORKLOAD: unknown (mmap1, mmapaddr)" ;; esac
+for t in $TASKS; do
+	case "$t" in ''|*[!0-9]*|0) sp_die "TASKS=\"$TASKS\": positive integers" ;; esac
+done
+[ -n "${TASKS// /}" ] || sp_die "TASKS is empty"
+for m in $MODES; do
+	case "$m" in 0|1|2) ;; *) sp_die "MODES=\"$MODES\": modes 0, 1, 2" ;; esac
+done
+if [ -n "$WORKLOAD" ] || [ "$MIN_PARTIAL" = 1 ] || [ "$BASE" = 1 ] || [ "$FLUSH" = 1 ]; then
+	[ "${HOST:-0}" = 0 ] || sp_die "HOST=1 runs the module comparison only (not BASE, WORKLOAD, MIN_PARTIAL or FLUSH)"
+	[ -z "$SWEEP" ] || sp_die "SWEEP=$SWEEP goes with the plain module comparison only"
+	[ "$MEASURE" = 0 ] || sp_die "MEASURE=1 goes with the plain module comparison only"
+fi
+experiments=$(( ${#WORKLOAD} > 0 ? 1 : 0 ))
+experiments=$((experiments + MIN_PARTIAL + FLUSH))
+[ "$experiments" -le 1 ] || sp_die "WORKLOAD, MIN_PARTIAL=1 and FLUSH=1: one at a time"
+[ -z "$WORKLOAD" ] || [ "$LOCKSTAT" = 0 ] || sp_die "WORKLOAD=$WORKLOAD: the workloads report SLUB_STATS counters, not lock_stat (LOCKSTAT=0)"
+[ "$MIN_PARTIAL" = 0 ] || [ "$BASE" = 0 ] || sp_die "MIN_PARTIAL=1 needs the parking switch: not with BASE=1"
+[ "$MIN_PARTIAL" = 0 ] || [ "${PATCHES:-}" != none ] || sp_die "MIN_PARTIAL=1 needs the parking switch: not with PATCHES=none"
+
 # HOST=1: on this machine (the knobs above apply; NODES and
 # CPUS_PER_NODE are the guest's)
 HOST=${HOST:-0}
@@ -87,6 +140,11 @@ case "$HOST:$#" in
 esac
 
 tools/install-deps.sh
+if [ "$BASE" = 1 ] || [ -n "$WORKLOAD" ] || [ "$MIN_PARTIAL" = 1 ] || [ "$FLUSH" = 1 ]; then
+	export RUNS DURATION_MS PLACEMENTS LOCKSTAT NODES CPUS_PER_NODE BASE BOOTS \
+		WORKLOAD TASKS MIN_PARTIAL MODES FLUSH
+	PYTHONPATH=$SLABPARK_TOP/tools exec python3 -m slabpark experiment
+fi
 cfg=()
 [ "$LOCKSTAT" = 1 ] && cfg=(--config lockstat)
 [ "$MEASURE" = 1 ] && cfg+=(--variant measure)

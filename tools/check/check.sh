@@ -83,6 +83,29 @@ do_slabstat_host() {
 	make -s -C tools/slabstat check
 }
 
+# the host package tools/slabpark: its unit tests (fixtures in the guest
+# scripts' layouts), pyflakes, and make run's refusals of the knobs it
+# takes over (one line each, before anything is built)
+do_python() {
+	PYTHONPATH=tools python3 -m unittest discover -s tools/slabpark/tests -t tools 2>&1
+	pyflakes3 tools/slabpark
+	local knobs out rc
+	for knobs in BASE=2 BOOTS=0 WORKLOAD=mmap2 TASKS=x MODES=3 "MIN_PARTIAL=1 BASE=1" \
+		"WORKLOAD=mmap1 LOCKSTAT=1" "WORKLOAD=mmap1 MIN_PARTIAL=1" "BASE=1 MEASURE=1" \
+		FLUSH=yes "FLUSH=1 MIN_PARTIAL=1" "FLUSH=1 HOST=1"; do
+		rc=0
+		# shellcheck disable=SC2086 # the knobs are words
+		out=$(env $knobs tools/run.sh 2>&1) || rc=$?
+		if [ "$rc" = 0 ] || [ "$(echo "$out" | wc -l)" != 1 ]; then
+			echo "make run $knobs: want one line and a failure, got status $rc:"
+			echo "$out"
+			return 1
+		fi
+		echo "make run $knobs: $out"
+	done
+	echo "tools/slabpark: unit tests, pyflakes and 12 refusals pass"
+}
+
 # make run HOST=1's refusals on this host, against fake sysfs trees and as
 # nobody: one line each, nothing loaded (tools/check/test-run-host.sh)
 do_host_refusals() {
@@ -281,7 +304,7 @@ do_debug_gate_park2() {
 
 # ---- main ---------------------------------------------------------------
 
-all_steps=(deps shellcheck slabstat-host host-refusals docs kernel-source checkpatch
+all_steps=(deps shellcheck slabstat-host python host-refusals docs kernel-source checkpatch
 	series-bisect bench-patches matrix-numa-off matrix-stats-off matrix-tiny matrix-rt matrix-i386
 	kernel-patched kernel-base guest-patched guest-base race-widen debug-gate)
 full_steps=(debug-gate-park2 boot-rt boot-numa-off kunit-mutants)
@@ -302,6 +325,7 @@ for s in "${steps[@]}"; do
 	deps) step deps do_deps ;;
 	shellcheck) step shellcheck do_shellcheck ;;
 	slabstat-host) step slabstat-host do_slabstat_host ;;
+	python) step python do_python ;;
 	host-refusals) step host-refusals do_host_refusals ;;
 	docs) step docs do_docs ;;
 	kernel-source) step kernel-source do_kernel_source ;;

@@ -4,7 +4,7 @@
 # Guest side of 'make run', and of 'make run HOST=1' on the host
 # (tools/run-host.sh): the same-boot A/B of slab parking.
 #
-# Usage: compare.sh RUNS DURATION_MS "PLACEMENTS" LOCKSTAT [SWEEP]
+# Usage: compare.sh RUNS DURATION_MS "PLACEMENTS" LOCKSTAT [SWEEP [MODES [MODARGS]]]
 #
 # Environment (the defaults are the guest's paths):
 #   SLABPARK_DIR   where tools/report/lockstat-report.sh is (default /slabpark)
@@ -13,7 +13,8 @@
 #   SLABSTAT       the slabstat binary (default: slabstat from PATH)
 #
 # For each placement, RUNS rounds of park=0, park=1, park=2 (alternating,
-# so drift cancels), each on a shrunk cache with zeroed counters.  The
+# so drift cancels; MODES, e.g. "0 1", runs only those; MODARGS, e.g.
+# "free_burst=1 inflight=4096", are more module parameters), each on a shrunk cache with zeroed counters.  The
 # footprint of each run is added to its results
 # file: shrunk_slabs (slabs after the shrink before the run: the baseline,
 # whatever the previous run left), peak_slabs (most slabs seen, sampled
@@ -41,8 +42,8 @@ set -eu
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 SLABSTAT=${SLABSTAT:-slabstat}
 
-[ $# -eq 4 ] || [ $# -eq 5 ] || { echo "usage: compare.sh RUNS DURATION_MS PLACEMENTS LOCKSTAT [SWEEP]" >&2; exit 2; }
-runs=$1 dur=$2 placements=$3 lockstat=$4 sweep=${5:-}
+case $# in 4 | 5 | 6 | 7) ;; *) echo "usage: compare.sh RUNS DURATION_MS PLACEMENTS LOCKSTAT [SWEEP [MODES [MODARGS]]]" >&2; exit 2 ;; esac
+runs=$1 dur=$2 placements=$3 lockstat=$4 sweep=${5:-} only_modes=${6:-} modargs=${7:-}
 case "$sweep" in ''|sheaf) ;; *) echo "compare.sh: unknown sweep '$sweep'" >&2; exit 2 ;; esac
 
 half=$((NODE_CPUS / 2))
@@ -50,12 +51,13 @@ half=$((NODE_CPUS / 2))
 
 # the snapshots before and after each run
 snaps=$(mktemp -d)
-insmod "$KO" cache_name=$CACHE duration_ms="$dur"
+# shellcheck disable=SC2086 # modargs are words
+insmod "$KO" cache_name=$CACHE duration_ms="$dur" $modargs
 trap 'rmmod slub_stress 2>/dev/null; rm -rf "$snaps"' EXIT
 
 if [ -f "$PARKDIR/park" ]; then
-	modes="0 1 2"
-	echo "# parking switch present ($PARKDIR/park): comparing park=0 (off), 1 (trylock+park), 2 (always park)"
+	modes=${only_modes:-0 1 2}
+	echo "# parking switch present ($PARKDIR/park): comparing park=$(echo "$modes" | sed "s/ /, /g") (0 off, 1 trylock+park, 2 always park)"
 else
 	modes=base
 	echo "# this kernel has no $PARKDIR/park switch (unpatched, without tools/kernel/bench-patches/park-switch.patch, or no"
@@ -66,7 +68,7 @@ fi
 # tools/kernel/bench-patches/measure-parking.patch) also has park mode 3,
 # mode 1 with the partial -> empty free skipping a taken list_lock where no
 # list changes: measured in the same boot, after mode 2.
-if [ "$modes" != base ] &&
+if [ "$modes" != base ] && [ -z "$only_modes" ] &&
    echo 3 2>/dev/null >"${PARKDIR:-/sys/kernel/debug/slab/$CACHE}/park"; then
 	modes="$modes 3"
 	echo "# measurement kernel: park=3 (1 + the partial -> empty free without a taken list_lock) too"
@@ -151,8 +153,9 @@ else
 	[ "$dflt" -gt 0 ] || { echo "# sheaf sweep: the cache has no sheaves (sheaf_capacity $dflt)"; exit 1; }
 	for f in 1 2 4 8; do
 		rmmod slub_stress
+		# shellcheck disable=SC2086 # modargs are words
 		insmod "$KO" cache_name=$CACHE duration_ms="$dur" \
-			sheaf_capacity=$((f * dflt))
+			sheaf_capacity=$((f * dflt)) $modargs
 		cap=$(cat "$SLAB/sheaf_capacity")
 		echo "# sheaf sweep: ${f}x the default $dflt: sheaf_capacity $cap"
 		run_placements "-sc$cap"

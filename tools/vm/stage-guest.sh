@@ -9,6 +9,7 @@
 #   mm/slub_stress.ko          the stress module, built against that kernel
 #   bin/slabstat               static counter sampler
 #   bin/bash                   static bash (bash-static), for make run HOST=1
+#   bin/mmap_loop              static will-it-scale mmap1 loop (tools/guest/mmap_loop.c)
 #   kselftest/                 run_kselftest.sh layout with collection slub_park
 #   kernel.config              the kernel's .config (what a guest test may
 #                              expect of it, e.g. slub_kunit's skips)
@@ -61,6 +62,8 @@ cp "$SLABPARK_TOP/tools/slabstat/static/slabstat" "$stage/bin/"
 bash_static=$(command -v bash-static) ||
 	sp_die "bash-static is missing (apt-get install bash-static, or tools/install-deps.sh)"
 cp "$bash_static" "$stage/bin/bash"
+sp_run_logged "$SLABPARK_LOGDIR/mmap-loop.log" "building mmap_loop (static)" \
+	gcc -O2 -Wall -Wextra -Werror -static -o "$stage/bin/mmap_loop" "$SLABPARK_TOP/tools/guest/mmap_loop.c"
 
 ksft=$stage/kselftest
 sp_run_logged "$SLABPARK_LOGDIR/selftest-install.log" "building and installing selftests/slub_park" \

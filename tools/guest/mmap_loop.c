@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmap_loop: will-it-scale's mmap1 testcase as a standalone program, the
+ * benchmark of the slab parking RFC.  TASKS processes each map and unmap
+ * 128 MB of anonymous memory in a loop for SECONDS (each mmap() allocates
+ * a vm_area_struct and maple tree nodes, each munmap() frees them), then
+ * the parent prints, one "key: value" per line:
+ *
+ *   tasks: TASKS
+ *   seconds: SECONDS
+ *   iterations: the map+unmap pairs of all tasks
+ *   ops_per_sec: iterations / SECONDS
+ *
+ * Usage: mmap_loop TASKS SECONDS  (TASKS 1..1024, SECONDS 1..3600)
+ * Exit status: 0 ok, 1 a call failed, 2 usage.  Built statically by
+ * tools/vm/stage-guest.sh for the guest.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MEMSIZE		(128UL << 20)
+#define MAX_TASKS	1024
+#define MAX_SECONDS	3600
+
+static int parse(const char *s, long max, long *val)
+{
+	char *end;
+
+	errno = 0;
+	*val = strtol(s, &end, 10);
+	return errno || end == s || *end || *val < 1 || *val > max ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	volatile unsigned long *iters;
+	unsigned long total = 0;
+	long tasks, seconds, i;
+	int status, failed = 0;
+	pid_t *pids;
+
+	if (argc != 3 || parse(argv[1], MAX_TASKS, &tasks) ||
+	    parse(argv[2], MAX_SECONDS, &seconds)) {
+		fprintf(stderr, "usage: %s TASKS SECONDS (TASKS 1..%d, SECONDS 1..%d)\n",
+			argv[0], MAX_TASKS, MAX_SECONDS);
+		return 2;
+	}
+	/* one counter per task, each on its own cache line */
+	iters = mmap(NULL, tasks * 64, PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pids = calloc(tasks, sizeof(*pids));
+	if (iters == MAP_FAILED || !pids) {
+		perror("mmap_loop: counters");
+		return 1;
+	}
+	for (i = 0; i < tasks; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0) {
+			perror("mmap_loop: fork");
+			failed = 1;
+			break;
+		}
+		if (pids[i] == 0) {
+			volatile unsigned long *n = iters + i * 8;
+
+			for (;;) {
+				void *p = mmap(NULL, MEMSIZE, PROT_READ | PROT_WRITE,
+					       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+				if (p == MAP_FAILED || munmap(p, MEMSIZE))
+					_exit(1);
+				(*n)++;
+			}
+		}
+	}
+	if (!failed)
+		sleep(seconds);
+	/* read the counters before the tasks stop: all at one instant */
+	for (i = 0; i < tasks; i++)
+		total += iters[i * 8];
+	for (i = 0; i < tasks && pids[i] > 0; i++)
+		kill(pids[i], SIGKILL);
+	for (i = 0; i < tasks && pids[i] > 0; i++) {
+		if (waitpid(pids[i], &status, 0) < 0 ||
+		    !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+			fprintf(stderr, "mmap_loop: task %ld failed\n", i);
+			failed = 1;
+		}
+	}
+	printf("tasks: %ld\nseconds: %ld\niterations: %lu\nops_per_sec: %lu\n",
+	       tasks, seconds, total, total / seconds);
+	return failed;
+}

@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make run BASE=1 / WORKLOAD= / MIN_PARTIAL=1: build, boot, report.
+
+tools/run.sh checks the knobs and hands over here (its environment):
+the kernels are built by tools/kernel/build-kernel.sh and staged by
+tools/vm/stage-guest.sh, each boot is tools/vm/run-guest.sh running one
+guest script, and the tables are report.report().  With BASE=1 the
+boots alternate base, patched, base, ... (BOOTS of each), into
+RESULTS/boot<NN>-<kernel>/; otherwise one boot into RESULTS/guest/.
+"""
+
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Dict, List
+
+from . import report
+
+# objects a burst frees: above 12 sheaves (2 per CPU + the barn's 10 full)
+# of the default capacity of nfs_page_test (60) up to 4x it
+FLUSH_INFLIGHT = 4096
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+@dataclass
+class Config:
+    runs: int
+    duration_ms: int
+    placements: str
+    lockstat: bool
+    nodes: int
+    cpus_per_node: int
+    base: bool
+    boots: int
+    workload: str
+    tasks: str
+    min_partial: bool
+    modes: str
+    patches_none: bool
+    flush: bool
+
+    @classmethod
+    def from_env(cls, env) -> 'Config':
+        return cls(int(env['RUNS']), int(env['DURATION_MS']),
+                   env['PLACEMENTS'], env['LOCKSTAT'] == '1',
+                   int(env['NODES']), int(env['CPUS_PER_NODE']),
+                   env['BASE'] == '1', int(env['BOOTS']),
+                   env.get('WORKLOAD', ''), env.get('TASKS', '4 8'),
+                   env.get('MIN_PARTIAL', '0') == '1', env.get('MODES', ''),
+                   env.get('PATCHES', '') == 'none',
+                   env.get('FLUSH', '0') == '1')
+
+    def kernels(self) -> List[str]:
+        if self.base:
+            return ['base', 'patched']
+        return ['base'] if self.patches_none else ['patched']
+
+    def patched_modes(self) -> str:
+        return self.modes or ('0 1' if self.base else '')
+
+    def guest_cmd(self, kernel: str) -> List[str]:
+        modes = self.patched_modes() if kernel == 'patched' else ''
+        if self.workload:
+            cmd = ['tools/guest/guest-workloads.sh', self.workload,
+                   str(self.runs), str(max(1, self.duration_ms // 1000)),
+                   self.tasks]
+            return cmd + ([modes] if modes else [])
+        if self.min_partial:
+            return ['tools/guest/guest-min-partial.sh', str(self.runs),
+                    str(self.duration_ms)]
+        if self.flush:
+            return ['tools/guest/guest-compare.sh', str(self.runs),
+                    str(self.duration_ms), 'local',
+                    '1' if self.lockstat else '0', 'sheaf', modes,
+                    'free_burst=1 inflight=%d' % FLUSH_INFLIGHT]
+        return ['tools/guest/guest-compare.sh', str(self.runs),
+                str(self.duration_ms), self.placements,
+                '1' if self.lockstat else '0', '', modes]
+
+    def guest_timeout(self) -> int:
+        nmodes = 3
+        if self.workload:
+            per = len(self.tasks.split()) * nmodes * \
+                (max(1, self.duration_ms // 1000) + 4)
+        elif self.min_partial:
+            per = 6 * (self.duration_ms // 1000 + 4)
+        elif self.flush:
+            per = 4 * 2 * (self.duration_ms // 1000 + 4)
+        else:
+            per = len(self.placements.split()) * nmodes * \
+                (self.duration_ms // 1000 + 4)
+        return self.runs * per + 300
+
+
+def _out(cmd: List[str], **kw) -> str:
+    return subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True,
+                          cwd=TOP, **kw).stdout.strip()
+
+
+def build(kernel: str, cfg: Config) -> str:
+    cmd = [os.path.join(TOP, 'tools/kernel/build-kernel.sh')]
+    if cfg.lockstat:
+        cmd += ['--config', 'lockstat']
+    if kernel == 'base':
+        cmd += ['--variant', 'base']
+    return _out(cmd).splitlines()[-1]
+
+
+def meta(cfg: Config, builds: Dict[str, str]) -> List[str]:
+    commit = _out(['git', 'describe', '--always', '--dirty'])
+    with open(os.path.join(TOP, 'patches', 'series')) as f:
+        npatches = sum(1 for line in f if line.strip())
+    cpu = ''
+    try:
+        with open('/proc/cpuinfo') as f:
+            cpu = next((line.split(':', 1)[1].strip() for line in f
+                        if line.startswith('model name')), '')
+    except OSError:
+        pass
+    what = ('WORKLOAD=%s TASKS="%s"' % (cfg.workload, cfg.tasks)
+            if cfg.workload else 'MIN_PARTIAL=1' if cfg.min_partial
+            else 'FLUSH=1 (local, free_burst=1 inflight=%d, sheaf sweep)'
+            % FLUSH_INFLIGHT if cfg.flush
+            else 'module PLACEMENTS="%s"' % cfg.placements)
+    lines = ['date: %s' % time.strftime('%Y-%m-%d %H:%M:%S UTC',
+                                         time.gmtime()),
+             'project: %s (patches/: %d patches)' % (commit, npatches),
+             'guest: %d nodes x %d vCPUs, TCG, host %s (%d CPUs)' % (
+                 cfg.nodes, cfg.cpus_per_node, cpu or platform.machine(),
+                 os.cpu_count() or 0),
+             'runs: %s, %d rounds x %d ms%s' % (
+                 what, cfg.runs, cfg.duration_ms,
+                 ', %d boots of each kernel alternating' % cfg.boots
+                 if cfg.base else ''),
+             'lock_stat: %s' % ('yes' if cfg.lockstat else 'no')]
+    for k, b in builds.items():
+        lines.append('kernel %s: %s' % (k, os.path.basename(b)))
+    return lines
+
+
+def run_guest(cfg: Config, bdir: str, stage: str, extra: List[str],
+              out: str, cmd: List[str]) -> int:
+    argv = [os.path.join(TOP, 'tools/vm/run-guest.sh'), '--kernel', bdir,
+            '--stage', stage + ':.'] + extra + [
+        '--nodes', str(cfg.nodes), '--cpus-per-node',
+        str(cfg.cpus_per_node), '--out', out, '--'] + cmd
+    env = dict(os.environ)
+    env.setdefault('GUEST_TIMEOUT', str(cfg.guest_timeout()))
+    return subprocess.run(argv, cwd=TOP, env=env).returncode
+
+
+def main() -> int:
+    cfg = Config.from_env(os.environ)
+    results = os.environ.get('RESULTS_DIR') or os.path.join(
+        TOP, 'results', time.strftime('%Y%m%d-%H%M%S'))
+    os.makedirs(results, exist_ok=True)
+    builds = {k: build(k, cfg) for k in cfg.kernels()}
+    stages = {k: _out([os.path.join(TOP, 'tools/vm/stage-guest.sh'), b])
+              .splitlines()[-1] for k, b in builds.items()}
+    extra: List[str] = []
+    if cfg.workload == 'mmapaddr':
+        sng = _out([os.path.join(TOP, 'tools/vm/stage-stress-ng.sh')])
+        extra = ['--stage', sng.splitlines()[-1] + ':stress-ng']
+    with open(os.path.join(results, 'meta.txt'), 'w') as f:
+        f.write('\n'.join(meta(cfg, builds)) + '\n')
+    if cfg.base:
+        boots = [(b, k) for b in range(cfg.boots) for k in cfg.kernels()]
+        outs = [os.path.join(results, 'boot%02d-%s' % (i + 1, k))
+                for i, (_, k) in enumerate(boots)]
+    else:
+        boots = [(0, cfg.kernels()[0])]
+        outs = [os.path.join(results, 'guest')]
+    for (_, k), out in zip(boots, outs):
+        print('== %s: %s kernel (%s)' % (os.path.basename(out), k,
+                                         os.path.basename(builds[k])),
+              flush=True)
+        rc = run_guest(cfg, builds[k], stages[k], extra,
+                       out, cfg.guest_cmd(k))
+        if rc:
+            print('make run: the %s boot %s failed (run-guest status %d; '
+                  'console: %s/console.log)' % (k, out, rc, out),
+                  file=sys.stderr)
+            return 1
+    text = '\n'.join(report.report(results)) + '\n'
+    sys.stdout.write('\n' + text)
+    with open(os.path.join(results, 'summary.txt'), 'w') as f:
+        f.write(text)
+    print('results: %s (summary.txt, summary-*.csv, meta.txt, the boots\' '
+          'guest/ directories)' % results)
+    return 0

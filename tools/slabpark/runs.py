@@ -1,0 +1,214 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the guest scripts leave, read into Run records.
+
+Layouts (FILES is a guest's returned /slabpark/out, i.e. guest/files):
+
+- module runs (tools/guest/guest-compare.sh):
+  FILES/runs/<placement>/park<mode>/<round>.results   key: value
+  FILES/runs/<placement>/park<mode>/<round>.json      slabstat delta
+  FILES/lockstat/<placement>-park<mode>-<round>.txt   with LOCKSTAT=1
+- workload runs (tools/guest/guest-workloads.sh):
+  FILES/workloads/<workload>-t<tasks>/park<mode>/<round>.txt
+- one boot: RESULTS/guest/files; alternating boots (BASE=1):
+  RESULTS/boot<NN>-<kernel>/guest/files
+
+The group of a run is its mode as printed: 'base' (the unpatched kernel,
+mode directory parkbase) or 'park=<mode>'.
+"""
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+# the counters of a module run taken from the slabstat delta (delta of a
+# counter, value after the run of a gauge)
+MODULE_SLAB_METRICS = (
+    'free_slowpath', 'free_add_partial', 'free_remove_partial',
+    'park_slab', 'unpark_slab', 'alloc_slab', 'free_slab',
+    'cmpxchg_double_fail', 'barn_put_fail', 'sheaf_flush',
+)
+# from the module's results (and guest-compare.sh's footprint lines)
+MODULE_RESULT_METRICS = (
+    'ops_per_sec', 'free_lat_p99_ns', 'alloc_lat_p99_ns',
+    'peak_slabs', 'rest_slabs', 'slab_churn',
+)
+# the call sites of &n->list_lock whose waits a report shows
+LOCKSTAT_SITES = ('__slab_free', '__refill_objects_node',
+                  'get_from_partial_node', 'alloc_from_new_slab')
+WORKLOAD_CACHES = ('maple_node', 'vm_area_struct')
+WORKLOAD_COUNTERS = (
+    'free_slowpath', 'free_add_partial', 'park_slab', 'alloc_slab',
+    'free_slab', 'barn_put_fail', 'sheaf_flush', 'cmpxchg_double_fail',
+)
+
+
+@dataclass
+class Run:
+    scenario: str           # placement, or <workload>-t<tasks>
+    group: str              # 'base' or 'park=<mode>'
+    boot: str               # boot directory name, '' for one boot
+    round: int
+    metrics: Dict[str, float] = field(default_factory=dict)
+
+
+def read_kv(path: str) -> Dict[str, str]:
+    """'key: value' lines"""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            k, sep, v = line.partition(':')
+            if sep:
+                out[k.strip()] = v.strip()
+    return out
+
+
+def _num(s: Optional[str]) -> Optional[float]:
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def group_of(mode_dir: str) -> str:
+    m = mode_dir[len('park'):]
+    return 'base' if m == 'base' else 'park=' + m
+
+
+def boot_dirs(results: str) -> List[Tuple[str, str]]:
+    """(boot name, files dir) of a results directory, in boot order"""
+    boots = sorted(d for d in os.listdir(results)
+                   if re.fullmatch(r'boot\d+-[a-z]+', d))
+    if boots:
+        return [(b, os.path.join(results, b, 'guest', 'files'))
+                for b in boots
+                if os.path.isdir(os.path.join(results, b, 'guest', 'files'))]
+    one = os.path.join(results, 'guest', 'files')
+    return [('', one)] if os.path.isdir(one) else []
+
+
+def _rounds(d: str, ext: str) -> List[Tuple[int, str]]:
+    out = []
+    for f in os.listdir(d):
+        m = re.fullmatch(r'(\d+)' + re.escape(ext), f)
+        if m:
+            out.append((int(m.group(1)), os.path.join(d, f)))
+    return sorted(out)
+
+
+def parse_lockstat(path: str) -> Dict[str, float]:
+    """contentions, wait time and waits per call site of one excerpt
+    (tools/report/lockstat-report.sh report)"""
+    out: Dict[str, float] = {}
+    with open(path) as f:
+        for line in f:
+            k, _, v = line.partition(': ')
+            v = v.strip()
+            if k in ('contentions', 'acquisitions'):
+                out['lock_' + k] = float(v)
+            elif k == 'waittime_total_us':
+                out['lock_wait_ms'] = float(v) / 1000
+            elif k == 'contention_point':
+                n, _, site = v.partition(' ')
+                fn = site.split('+', 1)[0]
+                key = 'waits_' + fn
+                out[key] = out.get(key, 0) + float(n)
+    for s in LOCKSTAT_SITES:
+        out.setdefault('waits_' + s, 0.0)
+    return out
+
+
+def module_runs(results: str, cache: str = 'nfs_page_test') -> List[Run]:
+    out = []
+    for boot, files in boot_dirs(results):
+        top = os.path.join(files, 'runs')
+        if not os.path.isdir(top):
+            continue
+        for place in sorted(os.listdir(top)):
+            for md in sorted(os.listdir(os.path.join(top, place))):
+                d = os.path.join(top, place, md)
+                for r, path in _rounds(d, '.results'):
+                    run = Run(place, group_of(md), boot, r)
+                    kv = read_kv(path)
+                    for k in MODULE_RESULT_METRICS:
+                        v = _num(kv.get(k))
+                        if v is not None:
+                            run.metrics[k] = v
+                    doc = path[:-len('.results')] + '.json'
+                    if os.path.exists(doc):
+                        with open(doc) as f:
+                            mets = json.load(f)['caches'][cache]['metrics']
+                        for k in MODULE_SLAB_METRICS:
+                            if k in mets:
+                                run.metrics[k] = float(mets[k]['value'])
+                    ls = os.path.join(files, 'lockstat',
+                                      '%s-%s-%d.txt' % (place, md, r))
+                    if os.path.exists(ls):
+                        run.metrics.update(parse_lockstat(ls))
+                    out.append(run)
+    return out
+
+
+def parse_workload(path: str) -> Dict[str, float]:
+    before: Dict[str, float] = {}
+    after: Dict[str, float] = {}
+    out: Dict[str, float] = {}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) == 3 and w[0] == 'result':
+                out[w[1]] = float(w[2])
+            elif len(w) == 4 and w[0] == 'peak':
+                out['%s.peak_slabs' % w[1]] = float(w[3])
+            elif len(w) == 4 and w[0] in ('before', 'after') and \
+                    _num(w[3]) is not None:
+                (before if w[0] == 'before' else after)[w[1] + '.' + w[2]] = \
+                    float(w[3])
+    for c in WORKLOAD_CACHES:
+        for k in WORKLOAD_COUNTERS:
+            key = c + '.' + k
+            if key in after:
+                out[key] = after[key] - before.get(key, 0)
+        if c + '.slabs' in after:
+            out[c + '.rest_slabs'] = after[c + '.slabs']
+    return out
+
+
+def workload_runs(results: str) -> List[Run]:
+    out = []
+    for boot, files in boot_dirs(results):
+        top = os.path.join(files, 'workloads')
+        if not os.path.isdir(top):
+            continue
+        for sc in sorted(os.listdir(top)):
+            for md in sorted(os.listdir(os.path.join(top, sc))):
+                d = os.path.join(top, sc, md)
+                for r, path in _rounds(d, '.txt'):
+                    out.append(Run(sc, group_of(md), boot, r,
+                                   parse_workload(path)))
+    return out
+
+
+def min_partial_runs(results: str) -> List[Run]:
+    """rows of tools/guest/guest-min-partial.sh's minpartial.txt"""
+    out = []
+    for boot, files in boot_dirs(results):
+        path = os.path.join(files, 'minpartial.txt')
+        if not os.path.exists(path):
+            continue
+        cols: List[str] = []
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if not w or w[0] == '#':
+                    continue
+                if w[0] == 'round':
+                    cols = w
+                    continue
+                row = dict(zip(cols, w))
+                group = 'park=%s mp=%s' % (row['mode'], row['min_partial'])
+                out.append(Run('cross', group, boot, int(row['round']),
+                               {k: float(v) for k, v in row.items()
+                                if k not in ('round', 'mode')}))
+    return out
