@@ -201,5 +201,5 @@ def report(results: str) -> List[str]:
                   MIN_PARTIAL_ROWS)
     if not (mod or wl or mp):
         raise FileNotFoundError('%s: no guest results (guest/files or '
-                                'boot<NN>-<kernel>/guest/files)' % results)
+                                'boot<NN>-<kernel>/files)' % results)
     return out

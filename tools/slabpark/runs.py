@@ -10,7 +10,7 @@ Layouts (FILES is a guest's returned /slabpark/out, i.e. guest/files):
 - workload runs (tools/guest/guest-workloads.sh):
   FILES/workloads/<workload>-t<tasks>/park<mode>/<round>.txt
 - one boot: RESULTS/guest/files; alternating boots (BASE=1):
-  RESULTS/boot<NN>-<kernel>/guest/files
+  RESULTS/boot<NN>-<kernel>/files (tools/vm/run-guest.sh --out)
 
 The group of a run is its mode as printed: 'base' (the unpatched kernel,
 mode directory parkbase) or 'park=<mode>'.
@@ -81,9 +81,9 @@ def boot_dirs(results: str) -> List[Tuple[str, str]]:
     boots = sorted(d for d in os.listdir(results)
                    if re.fullmatch(r'boot\d+-[a-z]+', d))
     if boots:
-        return [(b, os.path.join(results, b, 'guest', 'files'))
+        return [(b, os.path.join(results, b, 'files'))
                 for b in boots
-                if os.path.isdir(os.path.join(results, b, 'guest', 'files'))]
+                if os.path.isdir(os.path.join(results, b, 'files'))]
     one = os.path.join(results, 'guest', 'files')
     return [('', one)] if os.path.isdir(one) else []
 

@@ -85,8 +85,7 @@ class RunsTest(unittest.TestCase):
     def test_boots_and_groups(self):
         for b, k, mode in ((1, 'base', 'base'), (2, 'patched', '1'),
                            (3, 'base', 'base'), (4, 'patched', '1')):
-            files = os.path.join(self.dir, 'boot%02d-%s' % (b, k), 'guest',
-                                 'files')
+            files = os.path.join(self.dir, 'boot%02d-%s' % (b, k), 'files')
             module_run(files, 'local', mode, 1, 1000 + b, 0)
         rs = runs.module_runs(self.dir)
         self.assertEqual(sorted((r.boot, r.group) for r in rs),
@@ -141,10 +140,10 @@ class ReportTest(unittest.TestCase):
     def test_base_ratio(self):
         for b in range(1, 4):
             module_run(os.path.join(self.dir, 'boot%02d-base' % (2 * b - 1),
-                                    'guest', 'files'),
+                                    'files'),
                        'local', 'base', 1, 1000 + b, 0)
             module_run(os.path.join(self.dir, 'boot%02d-patched' % (2 * b),
-                                    'guest', 'files'),
+                                    'files'),
                        'local', '0', 1, 500 + b, 0)
         lines = report.report(self.dir)
         self.assertIn('local, park=0 against base: ops_per_sec 0.50x '
