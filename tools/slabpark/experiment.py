@@ -72,20 +72,25 @@ class Config:
         modes = self.patched_modes() if kernel == 'patched' else ''
         if modes and self.base and boot % 2:
             modes = ' '.join(reversed(modes.split()))
+        runs = self.runs
+        if self.base and kernel == 'base':
+            # the same runs at the same places in the boot: each of the
+            # patched boot's modes is one more base run
+            runs *= len((self.patched_modes() or '0 1 2').split())
         if self.workload:
             cmd = ['tools/guest/guest-workloads.sh', self.workload,
-                   str(self.runs), str(max(1, self.duration_ms // 1000)),
+                   str(runs), str(max(1, self.duration_ms // 1000)),
                    self.tasks]
             return cmd + ([modes] if modes else [])
         if self.min_partial:
             return ['tools/guest/guest-min-partial.sh', str(self.runs),
                     str(self.duration_ms)]
         if self.flush:
-            return ['tools/guest/guest-compare.sh', str(self.runs),
+            return ['tools/guest/guest-compare.sh', str(runs),
                     str(self.duration_ms), 'local',
                     '1' if self.lockstat else '0', 'sheaf', modes,
                     'free_burst=1 inflight=%d' % FLUSH_INFLIGHT]
-        return ['tools/guest/guest-compare.sh', str(self.runs),
+        return ['tools/guest/guest-compare.sh', str(runs),
                 str(self.duration_ms), self.placements,
                 '1' if self.lockstat else '0', '', modes]
 
