@@ -65,13 +65,12 @@ case "$SWEEP" in ''|sheaf) ;; *) sp_die "SWEEP=$SWEEP: the only sweep is 'sheaf'
 # varies a lot from run to run: 10 rounds by default, so that the modes
 # can be told apart (about 8 min of guest time; local, which does not
 # contend, stays for the noise floor).
-if [ "$LOCKSTAT" = 1 ]; then
-	RUNS=${RUNS:-10}
-fi
 if [ "${BASE:-0}" = 1 ]; then
-	RUNS=${RUNS:-1}	# each boot is a round
+	RUNS=${RUNS:-1}	# each boot is a round, with LOCKSTAT=1 too
 elif [ "${MIN_PARTIAL:-0}" = 1 ]; then
 	RUNS=${RUNS:-5}
+elif [ "$LOCKSTAT" = 1 ]; then
+	RUNS=${RUNS:-10}
 fi
 RUNS=${RUNS:-3}
 DURATION_MS=${DURATION_MS:-4000}
