@@ -114,6 +114,11 @@ struct ss_ring {
 	struct ss_thread *cons;
 	/* objects produced since the consumer was last woken (producer only) */
 	unsigned int pending;
+	/*
+	 * free_burst: set by the producer when the ring is full, cleared by
+	 * the consumer once it has emptied it; the producer waits meanwhile
+	 */
+	bool burst;
 };
 
 struct ss_run;
@@ -436,7 +441,7 @@ SS_PARAM(shrink_ms, &ss_cfg.shrink_ms, uint,
 	 .max = SS_MAX_SHRINK_MS);
 
 SS_PARAM(free_burst, &ss_cfg.free_burst, uint,
-	 "1: a freer waits for a full ring, then frees all of it (inflight objects at once, as an RCU batch does), so that local frees overflow the sheaves and the barn; 0..1 (default: 0)",
+	 "1: a freer waits for a full ring, then frees all of it while its allocator waits (inflight objects at once, as an RCU batch does), so that local frees overflow the sheaves and the barn; 0..1 (default: 0)",
 	 .max = 1);
 
 __param(bool, start, false,
@@ -578,8 +583,13 @@ static void ss_gate(struct ss_thread *t)
 	ss_note_node(t);
 }
 
-static bool ss_ring_has_room(struct ss_ring *r)
+/* with free_burst, the producer waits for the whole ring to be freed */
+static bool ss_ring_has_room(struct ss_thread *t, struct ss_ring *r)
 {
+	if (t->run->cfg.free_burst) {
+		/* pairs with ss_drain_ring()'s release: the ring is empty */
+		return !smp_load_acquire(&r->burst);
+	}
 	return !ptr_ring_full(&r->ring);
 }
 
@@ -593,11 +603,11 @@ static void ss_wait_room(struct ss_thread *t, struct ss_ring *r)
 	int i;
 
 	for (i = 0; i < SS_SPIN; i++) {
-		if (ss_ring_has_room(r))
+		if (ss_ring_has_room(t, r))
 			return;
 		cpu_relax();
 	}
-	wait_event_interruptible_timeout(t->wq, ss_ring_has_room(r),
+	wait_event_interruptible_timeout(t->wq, ss_ring_has_room(t, r),
 					 SS_SLEEP_JIFFIES);
 	ss_note_node(t);
 }
@@ -615,11 +625,13 @@ static void ss_push(struct ss_thread *t, struct ss_ring *r, void **objs,
 		}
 		/* full: make sure the consumer runs, then wait for room */
 		r->pending = 0;
+		if (t->run->cfg.free_burst)
+			WRITE_ONCE(r->burst, true);
 		ss_wake(r->cons);
 		ss_wait_room(t, r);
 	}
 	r->pending += n;
-	if (r->pending >= wake_at) {
+	if (r->pending >= wake_at && !t->run->cfg.free_burst) {
 		r->pending = 0;
 		ss_wake(r->cons);
 	}
@@ -723,6 +735,13 @@ static unsigned int ss_drain_ring(struct ss_thread *t, struct ss_ring *r,
 			break;
 		ss_free_objs(t, t->objs, cnt, !(t->calls++ & mask));
 		got += cnt;
+		/* a burst is a whole ring: let others run meanwhile */
+		if (!(got & 255))
+			cond_resched();
+	}
+	if (t->run->cfg.free_burst) {
+		/* pairs with ss_ring_has_room()'s acquire: the ring is empty */
+		smp_store_release(&r->burst, false);
 	}
 	if (got)
 		ss_wake(r->prod);
@@ -741,11 +760,11 @@ static bool ss_producers_done(struct ss_thread *t)
 	return true;
 }
 
-/* with free_burst only a full ring is drained, until the producers end */
+/* with free_burst only a ring its producer filled is drained */
 static bool ss_ring_ready(struct ss_thread *t, struct ss_ring *r)
 {
 	if (t->run->cfg.free_burst)
-		return ptr_ring_full(&r->ring);
+		return READ_ONCE(r->burst);
 	return !ptr_ring_empty(&r->ring);
 }
 
@@ -778,7 +797,7 @@ static int ss_free_fn(void *arg)
 	struct ss_thread *t = arg;
 	struct ss_run *run = t->run;
 	u64 mask = (1ULL << run->cfg.sample_shift) - 1;
-	unsigned int max = run->cfg.free_burst ? UINT_MAX : run->wake_at;
+	bool burst = run->cfg.free_burst;
 	unsigned int i, got;
 
 	ss_gate(t);
@@ -786,9 +805,15 @@ static int ss_free_fn(void *arg)
 		if (!(t->loops++ & SS_NODE_CHECK_MASK))
 			ss_note_node(t);
 		got = 0;
-		for (i = 0; i < t->nrings; i++)
-			if (ss_ring_ready(t, t->rings[i]))
-				got += ss_drain_ring(t, t->rings[i], max, mask);
+		for (i = 0; i < t->nrings; i++) {
+			struct ss_ring *r = t->rings[i];
+
+			if (!burst)
+				got += ss_drain_ring(t, r, run->wake_at, mask);
+			else if (READ_ONCE(r->burst))
+				got += ss_drain_ring(t, r, run->cfg.inflight,
+						     mask);
+		}
 		if (got) {
 			cond_resched();
 			continue;
@@ -1232,6 +1257,7 @@ static void ss_print_result(struct seq_file *m, const struct ss_result *res)
 	seq_printf(m, "inflight: %u\n", res->cfg.inflight);
 	seq_printf(m, "batch: %u\n", res->cfg.batch);
 	seq_printf(m, "duration_ms: %u\n", res->cfg.duration_ms);
+	seq_printf(m, "shrink_ms: %u\n", res->cfg.shrink_ms);
 	seq_printf(m, "free_burst: %u\n", res->cfg.free_burst);
 	seq_printf(m, "elapsed_ms: %llu\n",
 		   div_u64(res->elapsed_ns, NSEC_PER_MSEC));

@@ -95,6 +95,7 @@ if [ "$NODES" -lt 2 ] && [[ " $PLACEMENTS " =~ \ (cross|balanced)\  ]]; then
 fi
 
 BASE=${BASE:-0}
+[ -z "${BOOTS:-}" ] || [ "$BASE" = 1 ] || sp_die "BOOTS=$BOOTS goes with BASE=1 (alternating boots)"
 BOOTS=${BOOTS:-5}
 WORKLOAD=${WORKLOAD:-}
 TASKS=${TASKS:-4 8}
@@ -108,11 +109,19 @@ case "$BOOTS" in ''|*[!0-9]*|0) sp_die "BOOTS=$BOOTS: must be a positive integer
 case "$WORKLOAD" in ''|mmap1|mmapaddr) ;; *) sp_die "WORKLOAD=$WORKLOAD: unknown (mmap1, mmapaddr)" ;; esac
 for t in $TASKS; do
 	case "$t" in ''|*[!0-9]*|0) sp_die "TASKS=\"$TASKS\": positive integers" ;; esac
+	[ "$t" -le 1024 ] || sp_die "TASKS=\"$TASKS\": at most 1024 tasks"
 done
 [ -n "${TASKS// /}" ] || sp_die "TASKS is empty"
 for m in $MODES; do
 	case "$m" in 0|1|2) ;; *) sp_die "MODES=\"$MODES\": modes 0, 1, 2" ;; esac
+	[ "$(echo "$MODES" | tr ' ' '\n' | grep -c "^$m\$")" = 1 ] || sp_die "MODES=\"$MODES\": mode $m twice"
 done
+[ -z "$MODES" ] || [ "$MIN_PARTIAL" = 0 ] || sp_die "MODES goes with the module comparison, WORKLOAD and FLUSH, not MIN_PARTIAL=1 (its own table of modes)"
+[ -z "$MODES" ] || [ "${PATCHES:-}" != none ] || sp_die "MODES: PATCHES=none has no park modes"
+if [ "$BASE" = 1 ]; then
+	[ "${PATCHES:-}" != none ] || sp_die "BASE=1 builds the base kernel itself: not with PATCHES=none"
+	[ -z "${KSRC:-}" ] || sp_die "BASE=1 builds base and patched 7.3.4 trees: not with KSRC="
+fi
 if [ -n "$WORKLOAD" ] || [ "$MIN_PARTIAL" = 1 ] || [ "$BASE" = 1 ] || [ "$FLUSH" = 1 ]; then
 	[ "${HOST:-0}" = 0 ] || sp_die "HOST=1 runs the module comparison only (not BASE, WORKLOAD, MIN_PARTIAL or FLUSH)"
 	[ -z "$SWEEP" ] || sp_die "SWEEP=$SWEEP goes with the plain module comparison only"
@@ -121,6 +130,7 @@ fi
 experiments=$(( ${#WORKLOAD} > 0 ? 1 : 0 ))
 experiments=$((experiments + MIN_PARTIAL + FLUSH))
 [ "$experiments" -le 1 ] || sp_die "WORKLOAD, MIN_PARTIAL=1 and FLUSH=1: one at a time"
+[ -z "$WORKLOAD" ] || [ "$DURATION_MS" -ge 1000 ] || sp_die "WORKLOAD=$WORKLOAD: DURATION_MS=$DURATION_MS, the workloads run whole seconds (>= 1000)"
 [ -z "$WORKLOAD" ] || [ "$LOCKSTAT" = 0 ] || sp_die "WORKLOAD=$WORKLOAD: the workloads report SLUB_STATS counters, not lock_stat (LOCKSTAT=0)"
 [ "$MIN_PARTIAL" = 0 ] || [ "$BASE" = 0 ] || sp_die "MIN_PARTIAL=1 needs the parking switch: not with BASE=1"
 [ "$MIN_PARTIAL" = 0 ] || [ "${PATCHES:-}" != none ] || sp_die "MIN_PARTIAL=1 needs the parking switch: not with PATCHES=none"
@@ -161,7 +171,7 @@ tmo=$((nplace * RUNS * nmodes * (DURATION_MS / 1000 + 4) + 300))
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} tools/vm/run-guest.sh --kernel "$bdir" \
 	--stage "$stage:." --nodes "$NODES" --cpus-per-node "$CPUS_PER_NODE" \
 	--out "$results/guest" -- tools/guest/guest-compare.sh \
-	"$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT" "$SWEEP"
+	"$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT" "$SWEEP" "$MODES"
 [ -d "$results/guest/files/runs" ] || sp_die "the guest returned no run data ($results/guest)"
 
 export RUNS DURATION_MS PLACEMENTS LOCKSTAT MEASURE SWEEP

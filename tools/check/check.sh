@@ -89,21 +89,42 @@ do_slabstat_host() {
 do_python() {
 	PYTHONPATH=tools python3 -m unittest discover -s tools/slabpark/tests -t tools 2>&1
 	pyflakes3 tools/slabpark
-	local knobs out rc
-	for knobs in BASE=2 BOOTS=0 WORKLOAD=mmap2 TASKS=x MODES=3 "MIN_PARTIAL=1 BASE=1" \
-		"WORKLOAD=mmap1 LOCKSTAT=1" "WORKLOAD=mmap1 MIN_PARTIAL=1" "BASE=1 MEASURE=1" \
-		FLUSH=yes "FLUSH=1 MIN_PARTIAL=1" "FLUSH=1 HOST=1"; do
+	local knobs out rc n=0 kv
+	# one case a line: VAR=VALUE assignments separated by ';'
+	while IFS= read -r knobs; do
+		IFS=';' read -ra kv <<<"$knobs"
 		rc=0
-		# shellcheck disable=SC2086 # the knobs are words
-		out=$(env $knobs tools/run.sh 2>&1) || rc=$?
-		if [ "$rc" = 0 ] || [ "$(echo "$out" | wc -l)" != 1 ]; then
-			echo "make run $knobs: want one line and a failure, got status $rc:"
+		out=$(env "${kv[@]}" tools/run.sh 2>&1) || rc=$?
+		if [ "$rc" = 0 ] || [ "$(echo "$out" | wc -l)" != 1 ] ||
+		   [[ "$out" != "slabpark: error: "* ]]; then
+			echo "make run $knobs: want one 'slabpark: error:' line and a failure, got status $rc:"
 			echo "$out"
 			return 1
 		fi
 		echo "make run $knobs: $out"
-	done
-	echo "tools/slabpark: unit tests, pyflakes and 12 refusals pass"
+		n=$((n + 1))
+	done <<'EOF'
+BASE=2
+BOOTS=0
+WORKLOAD=mmap2
+TASKS=x
+MODES=3
+MIN_PARTIAL=1;BASE=1
+WORKLOAD=mmap1;LOCKSTAT=1
+WORKLOAD=mmap1;MIN_PARTIAL=1
+BASE=1;MEASURE=1
+FLUSH=yes
+FLUSH=1;MIN_PARTIAL=1
+FLUSH=1;HOST=1
+BOOTS=3
+BASE=1;PATCHES=none
+BASE=1;KSRC=/nonexistent
+MODES=1 1
+WORKLOAD=mmap1;TASKS=1025
+WORKLOAD=mmap1;DURATION_MS=500
+MIN_PARTIAL=1;MODES=1
+EOF
+	echo "tools/slabpark: unit tests, pyflakes and $n refusals pass"
 }
 
 # make run HOST=1's refusals on this host, against fake sysfs trees and as

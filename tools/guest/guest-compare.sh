@@ -12,8 +12,8 @@
 #   SLABPARK_OUT   where runs/ and lockstat/ go (default $SLABPARK_DIR/out)
 #   SLABSTAT       the slabstat binary (default: slabstat from PATH)
 #
-# For each placement, RUNS rounds of park=0, park=1, park=2 (alternating,
-# so drift cancels; MODES, e.g. "0 1", runs only those; MODARGS, e.g.
+# For each placement, RUNS rounds of park=0, park=1, park=2 (in reverse
+# order in even rounds, so that drift within a boot cancels; MODES, e.g. "0 1", runs only those; MODARGS, e.g.
 # "free_burst=1 inflight=4096", are more module parameters), each on a shrunk cache with zeroed counters.  The
 # footprint of each run is added to its results
 # file: shrunk_slabs (slabs after the shrink before the run: the baseline,
@@ -88,7 +88,8 @@ run_placements() {
 		echo "$threads" >"$DBG/threads"
 		r=1
 		while [ "$r" -le "$runs" ]; do
-			for m in $modes; do
+			# shellcheck disable=SC2086 # modes are words
+			for m in $(in_round_order "$r" $modes); do
 				echo "# [$(( $(date +%s) - t0 ))s] placement $p$sfx, round $r/$runs, park=$m"
 				[ "$m" = base ] || echo "$m" >"$PARKDIR/park"
 				# the baseline of the footprint: what a shrink leaves
@@ -148,7 +149,7 @@ t0=$(date +%s)
 if [ -z "$sweep" ]; then
 	run_placements ""
 else
-	[ "$modes" = base ] || modes="0 1"
+	[ "$modes" = base ] || modes=${only_modes:-0 1}
 	dflt=$(cat "$SLAB/sheaf_capacity")
 	[ "$dflt" -gt 0 ] || { echo "# sheaf sweep: the cache has no sheaves (sheaf_capacity $dflt)"; exit 1; }
 	for f in 1 2 4 8; do

@@ -92,6 +92,20 @@ NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
 
 say() { echo "# $*"; }
 
+# in_round_order ROUND WORDS...: the words, reversed in even rounds, so
+# that no mode of a comparison is always the first run of its round
+in_round_order() {
+	iro_r=$1
+	shift
+	if [ $((iro_r % 2)) = 1 ]; then
+		echo "$*"
+		return
+	fi
+	iro_out=
+	for iro_w in "$@"; do iro_out="$iro_w${iro_out:+ $iro_out}"; done
+	echo "$iro_out"
+}
+
 # Test points (KTAP), for scripts with several: tp_begin, then any number
 # of tp_bad MESSAGE (prints "# FAIL: MESSAGE", the point fails), then
 # tp_end NAME [COMMENT]: "ok N NAME # COMMENT, <wall time>s" or "not ok";

@@ -6,7 +6,8 @@
 # slabs on a node while parking holds some: is that where parking's lower
 # slab churn comes from?  The control: park=0 with min_partial raised
 # (D, 2D, 4D and 8D, D the cache's default) against park=1 and park=2 at
-# D, on the cross placement, in alternating rounds of one boot.
+# D, on the cross placement, in rounds of one boot (the order reversed
+# in even rounds).
 #
 # Usage: guest-min-partial.sh ROUNDS DURATION_MS
 #
@@ -45,8 +46,8 @@ echo "round mode min_partial ops_per_sec allocs churn alloc_slab peak rest rest_
 t0=$(date +%s)
 r=1
 while [ "$r" -le "$rounds" ]; do
-	for cfg in "0 $dflt" "0 $((2 * dflt))" "0 $((4 * dflt))" "0 $((8 * dflt))" "1 $dflt" "2 $dflt"; do
-		m=${cfg% *} mp=${cfg#* }
+	for cfg in $(in_round_order "$r" "0:$dflt" "0:$((2 * dflt))" "0:$((4 * dflt))" "0:$((8 * dflt))" "1:$dflt" "2:$dflt"); do
+		m=${cfg%:*} mp=${cfg#*:}
 		echo "# [$(($(date +%s) - t0))s] round $r/$rounds: park=$m min_partial=$mp"
 		echo "$m" >"$PARKDIR/park"
 		echo "$mp" >"$SLAB/min_partial"

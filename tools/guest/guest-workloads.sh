@@ -13,13 +13,16 @@
 #                       stressor), staged under stress-ng/ by tools/run.sh
 #   ROUNDS    rounds; each runs every task count in every mode, in turn
 #   TASKS     task counts, e.g. "4 8" (8 > the 4 vCPUs: oversubscribed)
-#   MODES     park modes (default "0 1 2"); 'base' where there is no switch
+#   MODES     park modes (default "0 1 2"), run in reverse order in even
+#             rounds; on a kernel without the switch only 'base', which may
+#             be repeated ("base base": two runs a round, at the places
+#             of a patched boot's two modes)
 #
 # Each run: every mode switch of the caches below set, the caches shrunk
 # and their SLUB_STATS counters zeroed, a snapshot, the workload, the
 # slabs sampled every 0.1 s, 1 s of rest (past the unpark delay), a
 # second snapshot.  Results in
-#   $OUT/workloads/<WORKLOAD>-t<TASKS>/park<MODE>/<ROUND>.txt
+#   $OUT/workloads/<WORKLOAD>-t<TASKS>/park<MODE>/<N>.txt  (N = 1, 2, ...)
 # as lines "result KEY VALUE" (the workload's throughput), "before|after
 # CACHE FILE VALUE" (the first field of each counter and gauge file) and
 # "peak CACHE slabs N"; tools/slabpark (python3 -m slabpark report)
@@ -53,16 +56,24 @@ mmapaddr)
 *) usage ;;
 esac
 
-# a switch per cache where the kernel has them (park-switch.patch)
-has_switch=1
+# the kernel has the switches (park-switch.patch) or none: then every
+# cache of the workload must have its own
+has_switch=0
+for f in /sys/kernel/debug/slab/*/park; do
+	[ -f "$f" ] && has_switch=1
+	break
+done
 for c in $WL_CACHES; do
 	[ -d "/sys/kernel/slab/$c" ] || { echo "guest-workloads: no /sys/kernel/slab/$c" >&2; exit 1; }
-	[ -f "/sys/kernel/debug/slab/$c/park" ] || has_switch=0
+	if [ $has_switch = 1 ] && [ ! -f "/sys/kernel/debug/slab/$c/park" ]; then
+		echo "guest-workloads: this kernel has park switches, but not /sys/kernel/debug/slab/$c/park" >&2
+		exit 1
+	fi
 done
 if [ $has_switch = 1 ]; then
 	modes=${5:-0 1 2}
 else
-	modes=base
+	modes=${5:-base}
 	echo "# no /sys/kernel/debug/slab/<cache>/park: the base numbers only"
 fi
 for m in $modes; do
@@ -88,16 +99,22 @@ run_workload() {
 	case $workload in
 	mmap1)
 		"$S/bin/mmap_loop" "$1" "$secs" >"$2.out" || return 1
-		sed -n 's/^\([a-z_]*\): \([0-9]*\)$/result \1 \2/p' "$2.out"
+		sed -n 's/^\([a-z_]*\): \([0-9.]*\)$/result \1 \2/p' "$2.out"
 		;;
 	mmapaddr)
 		"$SNG/lib/ld-linux-x86-64.so.2" --library-path "$SNG/lib" "$SNG/bin/stress-ng" \
 			--mmapaddr "$1" --timeout "${secs}s" --metrics-brief \
 			--yaml "$2.yaml" >"$2.out" 2>&1 || { cat "$2.out" >&2; return 1; }
 		ops=$(sed -n 's/^ *bogo-ops: //p' "$2.yaml" | head -n 1)
-		[ -n "$ops" ] || { echo "guest-workloads: no bogo-ops in stress-ng's YAML" >&2; return 1; }
+		# the stressors' wall clock, in s
+		wall=$(sed -n 's/^ *wall-clock-time: //p' "$2.yaml" | head -n 1)
+		if [ -z "$ops" ] || [ -z "$wall" ]; then
+			echo "guest-workloads: no bogo-ops or wall-clock-time in stress-ng's YAML" >&2
+			return 1
+		fi
 		echo "result iterations $ops"
-		echo "result ops_per_sec $((ops / secs))"
+		echo "result seconds $wall"
+		awk -v o="$ops" -v w="$wall" 'BEGIN { if (w > 0) printf "result ops_per_sec %d\n", o / w }'
 		;;
 	esac
 }
@@ -106,10 +123,13 @@ t0=$(date +%s)
 r=1
 while [ "$r" -le "$rounds" ]; do
 	for t in $tasks; do
-		for m in $modes; do
+		# shellcheck disable=SC2086 # modes are words
+		for m in $(in_round_order "$r" $modes); do
 			dir=$OUT/workloads/$workload-t$t/park$m
 			mkdir -p "$dir"
-			f=$dir/$r.txt
+			n=1
+			while [ -e "$dir/$n.txt" ]; do n=$((n + 1)); done
+			f=$dir/$n.txt
 			echo "# [$(($(date +%s) - t0))s] $workload, $t tasks, round $r/$rounds, park=$m"
 			for c in $WL_CACHES; do
 				[ "$m" = base ] || echo "$m" >"/sys/kernel/debug/slab/$c/park"

@@ -2,14 +2,15 @@
 /*
  * mmap_loop: will-it-scale's mmap1 testcase as a standalone program, the
  * benchmark of the slab parking RFC.  TASKS processes each map and unmap
- * 128 MB of anonymous memory in a loop for SECONDS (each mmap() allocates
- * a vm_area_struct and maple tree nodes, each munmap() frees them), then
- * the parent prints, one "key: value" per line:
+ * 128 MB of anonymous memory in a loop (each mmap() allocates a
+ * vm_area_struct and maple tree nodes, each munmap() frees them).  Once
+ * all tasks run, the parent reads their counters, sleeps SECONDS, reads
+ * them again, and prints, one "key: value" per line:
  *
  *   tasks: TASKS
- *   seconds: SECONDS
- *   iterations: the map+unmap pairs of all tasks
- *   ops_per_sec: iterations / SECONDS
+ *   seconds: the measured time between the two reads
+ *   iterations: the map+unmap pairs of all tasks in that time
+ *   ops_per_sec: iterations / seconds
  *
  * Usage: mmap_loop TASKS SECONDS  (TASKS 1..1024, SECONDS 1..3600)
  * Exit status: 0 ok, 1 a call failed, 2 usage.  Built statically by
@@ -21,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MEMSIZE		(128UL << 20)
@@ -37,12 +40,31 @@ static int parse(const char *s, long max, long *val)
 	return errno || end == s || *end || *val < 1 || *val > max ? -1 : 0;
 }
 
+static unsigned long sum(unsigned long *iters, long tasks)
+{
+	unsigned long total = 0;
+	long i;
+
+	for (i = 0; i < tasks; i++)
+		total += __atomic_load_n(&iters[i * 8], __ATOMIC_RELAXED);
+	return total;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int main(int argc, char **argv)
 {
-	volatile unsigned long *iters;
-	unsigned long total = 0;
+	unsigned long *iters;
+	unsigned long total0, total;
 	long tasks, seconds, i;
 	int status, failed = 0;
+	double t0, t1;
 	pid_t *pids;
 
 	if (argc != 3 || parse(argv[1], MAX_TASKS, &tasks) ||
@@ -67,23 +89,36 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (pids[i] == 0) {
-			volatile unsigned long *n = iters + i * 8;
+			unsigned long *n = iters + i * 8;
 
+			/* no task outlives a killed parent */
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() == 1)
+				_exit(1);
 			for (;;) {
 				void *p = mmap(NULL, MEMSIZE, PROT_READ | PROT_WRITE,
 					       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 				if (p == MAP_FAILED || munmap(p, MEMSIZE))
 					_exit(1);
-				(*n)++;
+				__atomic_store_n(n, *n + 1, __ATOMIC_RELAXED);
 			}
 		}
 	}
+	/* from the first map+unmap of the last task (10 s at most) */
+	for (i = 0; !failed && !sum(iters + (tasks - 1) * 8, 1); i++) {
+		if (i == 10000) {
+			fprintf(stderr, "mmap_loop: task %ld did not start\n", tasks - 1);
+			failed = 1;
+		}
+		usleep(1000);
+	}
+	total0 = sum(iters, tasks);
+	t0 = now();
 	if (!failed)
 		sleep(seconds);
-	/* read the counters before the tasks stop: all at one instant */
-	for (i = 0; i < tasks; i++)
-		total += iters[i * 8];
+	total = sum(iters, tasks) - total0;
+	t1 = now();
 	for (i = 0; i < tasks && pids[i] > 0; i++)
 		kill(pids[i], SIGKILL);
 	for (i = 0; i < tasks && pids[i] > 0; i++) {
@@ -93,7 +128,7 @@ int main(int argc, char **argv)
 			failed = 1;
 		}
 	}
-	printf("tasks: %ld\nseconds: %ld\niterations: %lu\nops_per_sec: %lu\n",
-	       tasks, seconds, total, total / seconds);
+	printf("tasks: %ld\nseconds: %.3f\niterations: %lu\nops_per_sec: %.0f\n",
+	       tasks, t1 - t0, total, total / (t1 - t0));
 	return failed;
 }

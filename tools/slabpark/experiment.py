@@ -78,8 +78,12 @@ class Config:
             # patched boot's modes is one more base run
             runs *= len((self.patched_modes() or '0 1 2').split())
         if self.workload:
+            # a base boot repeats its run where a patched one runs modes
+            if self.base and kernel == 'base':
+                modes = ' '.join(['base'] * len(
+                    self.patched_modes().split()))
             cmd = ['tools/guest/guest-workloads.sh', self.workload,
-                   str(runs), str(max(1, self.duration_ms // 1000)),
+                   str(self.runs), str(max(1, self.duration_ms // 1000)),
                    self.tasks]
             return cmd + ([modes] if modes else [])
         if self.min_partial:
@@ -170,6 +174,11 @@ def main() -> int:
     cfg = Config.from_env(os.environ)
     results = os.environ.get('RESULTS_DIR') or os.path.join(
         TOP, 'results', time.strftime('%Y%m%d-%H%M%S'))
+    if os.path.isdir(results) and os.listdir(results):
+        # an earlier run's boots would join the report
+        print('make run: RESULTS_DIR=%s is not empty' % results,
+              file=sys.stderr)
+        return 1
     os.makedirs(results, exist_ok=True)
     builds = {k: build(k, cfg) for k in cfg.kernels()}
     stages = {k: _out([os.path.join(TOP, 'tools/vm/stage-guest.sh'), b])
@@ -198,7 +207,11 @@ def main() -> int:
                   'console: %s/console.log)' % (k, out, rc, out),
                   file=sys.stderr)
             return 1
-    text = '\n'.join(report.report(results)) + '\n'
+    try:
+        text = '\n'.join(report.report(results)) + '\n'
+    except (FileNotFoundError, KeyError, ValueError) as e:
+        print('make run: no report: %s' % e, file=sys.stderr)
+        return 1
     sys.stdout.write('\n' + text)
     with open(os.path.join(results, 'summary.txt'), 'w') as f:
         f.write(text)

@@ -167,6 +167,8 @@ def min_partial_derive(runs: Sequence[R.Run]) -> None:
         m = r.metrics
         if m.get('allocs'):
             m['churn_per_m'] = m.get('churn', 0) * 1e6 / m['allocs']
+        if m.get('parked_samples'):
+            m['parked_mean'] = m.get('parked_sum', 0) / m['parked_samples']
 
 
 def report(results: str) -> List[str]:

@@ -37,6 +37,8 @@ MODULE_RESULT_METRICS = (
 # the call sites of &n->list_lock whose waits a report shows
 LOCKSTAT_SITES = ('__slab_free', '__refill_objects_node',
                   'get_from_partial_node', 'alloc_from_new_slab')
+# the contention points lock_stat keeps per class (LOCKSTAT_POINTS)
+LOCKSTAT_POINTS = 4
 WORKLOAD_CACHES = ('maple_node', 'vm_area_struct')
 WORKLOAD_COUNTERS = (
     'free_slowpath', 'free_add_partial', 'park_slab', 'alloc_slab',
@@ -101,6 +103,7 @@ def parse_lockstat(path: str) -> Dict[str, float]:
     """contentions, wait time and waits per call site of one excerpt
     (tools/report/lockstat-report.sh report)"""
     out: Dict[str, float] = {}
+    points = 0
     with open(path) as f:
         for line in f:
             k, _, v = line.partition(': ')
@@ -110,12 +113,16 @@ def parse_lockstat(path: str) -> Dict[str, float]:
             elif k == 'waittime_total_us':
                 out['lock_wait_ms'] = float(v) / 1000
             elif k == 'contention_point':
+                points += 1
                 n, _, site = v.partition(' ')
                 fn = site.split('+', 1)[0]
                 key = 'waits_' + fn
                 out[key] = out.get(key, 0) + float(n)
-    for s in LOCKSTAT_SITES:
-        out.setdefault('waits_' + s, 0.0)
+    # lock_stat keeps 4 contention points: a site not among fewer than 4
+    # had no waits, one not among 4 is unknown
+    if points < LOCKSTAT_POINTS:
+        for s in LOCKSTAT_SITES:
+            out.setdefault('waits_' + s, 0.0)
     return out
 
 
@@ -206,6 +213,10 @@ def min_partial_runs(results: str) -> List[Run]:
                 if w[0] == 'round':
                     cols = w
                     continue
+                if len(w) != len(cols):
+                    raise ValueError('%s: %d fields in a row of %d columns: '
+                                     '%s' % (path, len(w), len(cols),
+                                             line.strip()))
                 row = dict(zip(cols, w))
                 group = 'park=%s mp=%s' % (row['mode'], row['min_partial'])
                 out.append(Run('cross', group, boot, int(row['round']),

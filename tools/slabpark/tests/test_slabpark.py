@@ -8,7 +8,7 @@ import os
 import tempfile
 import unittest
 
-from slabpark import report, runs, stats
+from slabpark import experiment, report, runs, stats
 
 
 def write(path, text):
@@ -110,6 +110,69 @@ class RunsTest(unittest.TestCase):
         self.assertEqual(r.metrics['maple_node.peak_slabs'], 40)
         self.assertEqual(r.metrics['vm_area_struct.park_slab'], 4)
         self.assertEqual(r.metrics['ops_per_sec'], 500)
+
+
+ENV = {'RUNS': '1', 'DURATION_MS': '4000', 'PLACEMENTS': 'cross local',
+       'LOCKSTAT': '0', 'NODES': '2', 'CPUS_PER_NODE': '2', 'BASE': '1',
+       'BOOTS': '5'}
+
+
+class ExperimentTest(unittest.TestCase):
+    def test_same_places(self):
+        cfg = experiment.Config.from_env(ENV)
+        self.assertEqual(cfg.kernels(), ['base', 'patched'])
+        # base: one run per patched mode; patched: modes reversed in odd
+        # boots
+        self.assertEqual(cfg.guest_cmd('base', 0)[1], '2')
+        self.assertEqual(cfg.guest_cmd('patched', 0)[1:], [
+            '1', '4000', 'cross local', '0', '', '0 1'])
+        self.assertEqual(cfg.guest_cmd('patched', 1)[-1], '1 0')
+
+    def test_workload_base_repeats(self):
+        cfg = experiment.Config.from_env(dict(ENV, WORKLOAD='mmap1',
+                                              TASKS='4 8'))
+        self.assertEqual(cfg.guest_cmd('base', 0), [
+            'tools/guest/guest-workloads.sh', 'mmap1', '1', '4', '4 8',
+            'base base'])
+        self.assertEqual(cfg.guest_cmd('patched', 1)[-1], '1 0')
+
+    def test_flush(self):
+        cfg = experiment.Config.from_env(dict(ENV, BASE='0', FLUSH='1',
+                                              RUNS='3'))
+        self.assertEqual(cfg.kernels(), ['patched'])
+        self.assertEqual(cfg.guest_cmd('patched', 0)[1:], [
+            '3', '4000', 'local', '0', 'sheaf', '',
+            'free_burst=1 inflight=4096'])
+
+
+class MinPartialTest(unittest.TestCase):
+    HEAD = ('round mode min_partial ops_per_sec allocs churn alloc_slab '
+            'peak rest rest_partial parked_max parked_sum parked_samples\n')
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.tmp.name, 'guest', 'files',
+                                 'minpartial.txt')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_rows(self):
+        write(self.path, '# default min_partial 5\n' + self.HEAD +
+              '1 0 5 100 2000000 400 200 8 5 2 0 0 40\n'
+              '1 1 5 100 2000000 200 100 8 5 2 3 60 40\n')
+        rs = runs.min_partial_runs(self.tmp.name)
+        self.assertEqual([r.group for r in rs], ['park=0 mp=5',
+                                                 'park=1 mp=5'])
+        rows = {x[:18].strip(): x[18:].split()
+                for x in report.report(self.tmp.name)}
+        self.assertEqual(rows['churn/M allocs'], ['200', '100'])
+        self.assertEqual(rows['parked mean'], ['0', '1.5'])
+
+    def test_short_row(self):
+        write(self.path, self.HEAD + '1 0 5  2000000 400\n')
+        with self.assertRaises(ValueError):
+            runs.min_partial_runs(self.tmp.name)
 
 
 class ReportTest(unittest.TestCase):
