@@ -14,6 +14,9 @@
 #   make run HOST=1   the same comparison on this machine (a 2-socket box
 #                 booted into the patched kernel), no VM; as root
 #   make soak DURATION=600   randomized long run with invariant checks
+#   make device-kit   the tarball (<= 60 MiB) that runs the comparison on a
+#                 lent many-core machine without a package registry;
+#                 DEVICE_KIT_TEST=1 also runs it here as a 2 x 2 guest
 #   make          build the module against KDIR (a tester's own kernel)
 #
 # The kernel module itself is described by Kbuild and mm/Kbuild.
@@ -26,7 +29,7 @@ export KSRC PATCHES RUNS DURATION_MS PLACEMENTS NODES CPUS_PER_NODE LOCKSTAT NO_
 	HOST HOST_MODULE HOST_BASE_ONLY SLABSTAT KDIR \
 	BASE BOOTS WORKLOAD TASKS MIN_PARTIAL MODES FLUSH
 
-.PHONY: all modules clean run check check-full soak kernel slabstat help
+.PHONY: all modules clean run check check-full soak kernel slabstat help device-kit
 
 all modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -46,6 +49,9 @@ check-full:
 
 soak:
 	@tools/check/soak.sh
+
+device-kit:
+	@tools/vm/device-kit.sh $(if $(filter 1,$(DEVICE_KIT_TEST)),--test)
 
 kernel:
 	@tools/kernel/build-kernel.sh

@@ -293,10 +293,10 @@ stress_run() {
 # the same node's list_lock).
 PARK1_PARKS=0
 PARK1_RUNS=0
-# Run length of the stress runs: with every CPU busy with the run's
-# kthreads, one kmem_cache_shrink() (and its sheaf flush on every CPU) took
-# more than the 1.5 s runs of before under TCG + KASAN, so that some runs
-# saw no shrink, and no park, at all; 3 s leave room for a few.
+# Run length of the stress runs, and the module's shrink interval: one
+# kmem_cache_shrink() (its sheaf flush on every CPU, the quarantine
+# scan) can take a second or more under TCG + KASAN with every CPU busy;
+# 3 s runs got 8-25 shrinks each from the module (2026-12-02).
 STRESS_MS=3000
 STRESS_SHRINK_MS=50
 t_stress() {

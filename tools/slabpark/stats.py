@@ -52,6 +52,7 @@ def beyond_noise(a: Optional[Spread], b: Optional[Spread]) -> bool:
 
 def fmt_num(x: float) -> str:
     """3 significant digits with k/M/G: 412345 -> '412k'"""
+    x = float('%.3g' % x)   # 999.6 -> 1000, 999999 -> 1e6: then 1k, 1M
     ax = abs(x)
     for div, suf in ((1e9, 'G'), (1e6, 'M'), (1e3, 'k')):
         if ax >= div:

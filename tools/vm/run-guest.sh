@@ -16,6 +16,8 @@
 #   --allow REGEX         console lines matching REGEX are not kernel problems
 #   --out DIR             where console.log and files/ go (default: a new dir
 #                         under $SLABPARK_CACHE/runs)
+#   --initramfs FILE      only write the initramfs (script, args, stages) to
+#                         FILE and exit 0, booting nothing (the device kit)
 #
 # SCRIPT runs in the guest as /slabpark/run.sh under busybox sh; what it
 # writes under /slabpark/out/ comes back in OUT/files/.  Its output is
@@ -44,6 +46,7 @@ mem=${MEM_PER_NODE:-1024}
 tmo=${GUEST_TIMEOUT:-1800}
 allow='^$'
 out=
+initramfs_only=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) [ $# -ge 2 ] || usage; kdir=$2; shift 2 ;;
@@ -55,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--timeout) [ $# -ge 2 ] || usage; tmo=$2; shift 2 ;;
 	--allow) [ $# -ge 2 ] || usage; allow="$allow|$2"; shift 2 ;;
 	--out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+	--initramfs) [ $# -ge 2 ] || usage; initramfs_only=$2; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
@@ -141,6 +145,10 @@ done
 } >"$out/initramfs.list"
 "$gen_cpio" "$out/initramfs.list" >"$work/initramfs.cpio" ||
 	{ echo "run-guest: gen_init_cpio failed (list: $out/initramfs.list)" >&2; exit 5; }
+if [ -n "$initramfs_only" ]; then
+	cp "$work/initramfs.cpio" "$initramfs_only"
+	exit 0
+fi
 
 qemu=(qemu-system-x86_64 -nodefaults -nographic -no-reboot
 	-smp "$((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1"

@@ -55,6 +55,9 @@ class StatsTest(unittest.TestCase):
         self.assertEqual(stats.fmt_num(412345), '412k')
         self.assertEqual(stats.fmt_num(1500000), '1.5M')
         self.assertEqual(stats.fmt_num(0), '0')
+        self.assertEqual(stats.fmt_num(999.6), '1k')
+        self.assertEqual(stats.fmt_num(999999), '1M')
+        self.assertEqual(stats.fmt_num(1.234), '1.23')
         self.assertEqual(stats.fmt_spread(stats.Spread.of([5, 5])), '5')
         self.assertEqual(stats.fmt_spread(stats.Spread.of([4, 5, 6])),
                          '5 4-6')

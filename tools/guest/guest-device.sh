@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of the device kit (tools/vm/device-kit.sh): one boot of the
+# many-CPU comparison.  The module's cross, local and balanced placements
+# (tools/guest/guest-compare.sh), then the mmap1 loop with each of TASKS
+# tasks (tools/guest/guest-workloads.sh).  On the patched kernel the
+# modes are park=0 and 1, reversed when the kernel command line's
+# slabpark_boot=N is odd (the kit's runner alternates boots); on the base
+# kernel every run is done twice, at the places of the two modes.
+#
+# Usage: guest-device.sh DURATION_MS "TASKS"
+
+set -eu
+# S
+# shellcheck source=tools/guest/guest-lib.sh
+. "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
+
+[ $# -eq 2 ] || { echo "usage: guest-device.sh DURATION_MS \"TASKS\"" >&2; exit 2; }
+dur=$1 tasks=$2
+boot=$(sed -n 's/.*slabpark_boot=\([0-9]*\).*/\1/p' /proc/cmdline)
+switch=0
+for f in /sys/kernel/debug/slab/*/park; do
+	[ -f "$f" ] && switch=1
+	break
+done
+if [ $switch = 1 ]; then
+	runs=1 modes="0 1" wl_modes="0 1"
+	[ $((${boot:-0} % 2)) = 0 ] || modes="1 0" wl_modes="1 0"
+else
+	runs=2 modes="" wl_modes="base base"
+fi
+echo "# device boot ${boot:-?}: $(grep -c ^processor /proc/cpuinfo) vCPUs, $([ $switch = 1 ] && echo "patched, modes $modes" || echo base)"
+sh "$S/tools/guest/guest-compare.sh" "$runs" "$dur" "cross local balanced" 0 "" "$modes"
+sh "$S/tools/guest/guest-workloads.sh" mmap1 1 $((dur / 1000)) "$tasks" "$wl_modes"
