@@ -101,5 +101,9 @@ sp_stage "device kit test: the tarball as a 2 x 2 guest, one boot of each kernel
 CPUS_PER_NODE=2 MEM_PER_NODE=1024 BOOTS=1 "$t/slabpark-kit/run.sh" "$t/out" >&2
 res=$SLABPARK_CACHE/device-kit/test-$(date +%Y%m%d-%H%M%S)
 cp -a "$t/out" "$res"
+# the kernel problems run-guest.sh fails on
+if grep -lE -f selftests/slub_park/splat.ere "$res"/boot*/console.log >&2; then
+	sp_die "device kit test: a kernel reported a problem (the consoles above)"
+fi
 PYTHONPATH=tools python3 -m slabpark report "$res" >&2
 sp_stage "device kit test passed: $res"

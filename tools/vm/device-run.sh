@@ -32,7 +32,11 @@ done
 mkdir -p "$out"
 log=$out/run.log
 ncpu=$(grep -c ^processor /proc/cpuinfo)
-echo "device kit: $(cat "$kit/VERSION"); host $ncpu CPUs; guest 2 x $cpn vCPUs (TCG), $boots boots of each kernel" | tee "$log"
+{
+	echo "device kit: $(head -n 1 "$kit/VERSION")"
+	sed 1d "$kit/VERSION"
+	echo "device kit: host $ncpu CPUs; guest 2 x $cpn vCPUs (TCG), $boots boots of each kernel"
+} | tee "$log"
 [ "$ncpu" -ge $((2 * cpn)) ] ||
 	echo "device kit: warning: $ncpu host CPUs for $((2 * cpn)) vCPUs: TCG threads will share CPUs" | tee -a "$log"
 
