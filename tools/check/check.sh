@@ -313,7 +313,7 @@ do_kunit_mutants() {
 # stress runs with park=1 and park=2, fuzz, rmmods, kmemleak); its park2
 # boot (every cache of the system switched to park=2 through debugfs right
 # after boot, under KASAN and lockdep) in make check-full, to keep make
-# check near 17 min warm (16m37s on 2026-12-02, the gate 13 of them).
+# check near 20 min warm (19m41s on 2026-12-02, the gate 16 of them).
 do_debug_gate() {
 	[ "${CHECK_DEBUG:-1}" != 0 ] || { echo "CHECK_DEBUG=0: debug gate not run"; return 4; }
 	tools/check/debug-gate.sh --boots default
