@@ -68,6 +68,20 @@ sp_series_hash() {
 	sp_hash_files "$series" "${files[@]}"
 }
 
+# sp_copy_libs DIR BINARY...: every shared library the binaries load (ldd),
+# the dynamic loader among them, copied (dereferenced) into DIR; fails
+# when the loader is not among them.  For programs run from a kit or an
+# initramfs as DIR/ld-linux-x86-64.so.2 --library-path DIR BINARY.
+sp_copy_libs() {
+	local dir=$1 lib
+	shift
+	mkdir -p "$dir"
+	for lib in $(ldd "$@" | sed -n 's|.*=> \(/[^ ]*\) .*|\1|p; s|^[[:space:]]*\(/[^ ]*\) .*|\1|p' | sort -u); do
+		cp -L "$lib" "$dir/"
+	done
+	[ -f "$dir/ld-linux-x86-64.so.2" ] || sp_die "no ld-linux-x86-64.so.2 among the libraries of $*"
+}
+
 sp_jobs() {
 	nproc 2>/dev/null || echo 2
 }

@@ -20,10 +20,7 @@ set -eu
 dur=$1 tasks=$2
 boot=$(sed -n 's/.*slabpark_boot=\([0-9]*\).*/\1/p' /proc/cmdline)
 switch=0
-for f in /sys/kernel/debug/slab/*/park; do
-	[ -f "$f" ] && switch=1
-	break
-done
+kernel_has_park && switch=1
 if [ $switch = 1 ]; then
 	runs=1 modes="0 1" wl_modes="0 1"
 	[ $((${boot:-0} % 2)) = 0 ] || modes="1 0" wl_modes="1 0"

@@ -146,6 +146,13 @@ tp_skip() {
 
 rval() { sed -n "s/^$1: //p" "$DBG/results"; }
 has_park() { [ -f "$PARKDIR/park" ]; }
+# the kernel has the per-cache switches (park-switch.patch), module or not
+kernel_has_park() {
+	for khp_f in /sys/kernel/debug/slab/*/park; do
+		[ -f "$khp_f" ]
+		return
+	done
+}
 has_parked() { [ -f "$PARKDIR/parked" ]; }
 has_stats() { [ -f "$SLAB/park_slab" ]; }
 

@@ -59,10 +59,7 @@ esac
 # the kernel has the switches (park-switch.patch) or none: then every
 # cache of the workload must have its own
 has_switch=0
-for f in /sys/kernel/debug/slab/*/park; do
-	[ -f "$f" ] && has_switch=1
-	break
-done
+kernel_has_park && has_switch=1
 for c in $WL_CACHES; do
 	[ -d "/sys/kernel/slab/$c" ] || { echo "guest-workloads: no /sys/kernel/slab/$c" >&2; exit 1; }
 	if [ $has_switch = 1 ] && [ ! -f "/sys/kernel/debug/slab/$c/park" ]; then

@@ -126,35 +126,46 @@ def parse_lockstat(path: str) -> Dict[str, float]:
     return out
 
 
-def module_runs(results: str, cache: str = 'nfs_page_test') -> List[Run]:
-    out = []
+def _run_files(results: str, subdir: str, ext: str):
+    """(boot, files dir, scenario, mode dir, round, path) of every run file
+    FILES/SUBDIR/<scenario>/park<mode>/<round>EXT, in order"""
     for boot, files in boot_dirs(results):
-        top = os.path.join(files, 'runs')
+        top = os.path.join(files, subdir)
         if not os.path.isdir(top):
             continue
-        for place in sorted(os.listdir(top)):
-            for md in sorted(os.listdir(os.path.join(top, place))):
-                d = os.path.join(top, place, md)
-                for r, path in _rounds(d, '.results'):
-                    run = Run(place, group_of(md), boot, r)
-                    kv = read_kv(path)
-                    for k in MODULE_RESULT_METRICS:
-                        v = _num(kv.get(k))
-                        if v is not None:
-                            run.metrics[k] = v
-                    doc = path[:-len('.results')] + '.json'
-                    if os.path.exists(doc):
-                        with open(doc) as f:
-                            mets = json.load(f)['caches'][cache]['metrics']
-                        for k in MODULE_SLAB_METRICS:
-                            if k in mets:
-                                run.metrics[k] = float(mets[k]['value'])
-                    ls = os.path.join(files, 'lockstat',
-                                      '%s-%s-%d.txt' % (place, md, r))
-                    if os.path.exists(ls):
-                        run.metrics.update(parse_lockstat(ls))
-                    out.append(run)
+        for sc in sorted(os.listdir(top)):
+            for md in sorted(os.listdir(os.path.join(top, sc))):
+                for r, path in _rounds(os.path.join(top, sc, md), ext):
+                    yield boot, files, sc, md, r, path
+
+
+def module_run(files: str, place: str, md: str, r: int, path: str,
+               cache: str) -> Dict[str, float]:
+    """one module run: its results, slabstat delta and lock_stat excerpt"""
+    out: Dict[str, float] = {}
+    kv = read_kv(path)
+    for k in MODULE_RESULT_METRICS:
+        v = _num(kv.get(k))
+        if v is not None:
+            out[k] = v
+    doc = path[:-len('.results')] + '.json'
+    if os.path.exists(doc):
+        with open(doc) as f:
+            mets = json.load(f)['caches'][cache]['metrics']
+        for k in MODULE_SLAB_METRICS:
+            if k in mets:
+                out[k] = float(mets[k]['value'])
+    ls = os.path.join(files, 'lockstat', '%s-%s-%d.txt' % (place, md, r))
+    if os.path.exists(ls):
+        out.update(parse_lockstat(ls))
     return out
+
+
+def module_runs(results: str, cache: str = 'nfs_page_test') -> List[Run]:
+    return [Run(sc, group_of(md), boot, r,
+                module_run(files, sc, md, r, path, cache))
+            for boot, files, sc, md, r, path
+            in _run_files(results, 'runs', '.results')]
 
 
 def parse_workload(path: str) -> Dict[str, float]:
@@ -183,18 +194,9 @@ def parse_workload(path: str) -> Dict[str, float]:
 
 
 def workload_runs(results: str) -> List[Run]:
-    out = []
-    for boot, files in boot_dirs(results):
-        top = os.path.join(files, 'workloads')
-        if not os.path.isdir(top):
-            continue
-        for sc in sorted(os.listdir(top)):
-            for md in sorted(os.listdir(os.path.join(top, sc))):
-                d = os.path.join(top, sc, md)
-                for r, path in _rounds(d, '.txt'):
-                    out.append(Run(sc, group_of(md), boot, r,
-                                   parse_workload(path)))
-    return out
+    return [Run(sc, group_of(md), boot, r, parse_workload(path))
+            for boot, _, sc, md, r, path
+            in _run_files(results, 'workloads', '.txt')]
 
 
 def min_partial_runs(results: str) -> List[Run]:

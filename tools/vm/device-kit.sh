@@ -69,12 +69,7 @@ qmod=/usr/lib/x86_64-linux-gnu/qemu/accel-tcg-x86_64.so
 [ -f "$qmod" ] || sp_die "no $qmod (Debian's qemu-system-x86 has it)"
 cp "$qbin" "$q/bin/"
 cp "$qmod" "$q/modules/"
-for f in "$qbin" "$qmod"; do
-	ldd "$f" | sed -n 's|.*=> \(/[^ ]*\) .*|\1|p; s|^[[:space:]]*\(/[^ ]*\) .*|\1|p'
-done | sort -u | while read -r lib; do
-	cp -L "$lib" "$q/lib/"
-done
-[ -f "$q/lib/ld-linux-x86-64.so.2" ] || sp_die "no ld-linux-x86-64.so.2 among QEMU's libraries"
+sp_copy_libs "$q/lib" "$qbin" "$qmod"
 for fw in /usr/share/seabios/bios-256k.bin /usr/share/qemu/linuxboot_dma.bin \
 	/usr/share/qemu/kvmvapic.bin; do
 	cp -L "$fw" "$q/share/"

@@ -20,10 +20,5 @@ dir=$SLABPARK_CACHE/stress-ng-stage
 rm -rf "$dir"
 mkdir -p "$dir/bin" "$dir/lib"
 cp "$sng" "$dir/bin/"
-# 'name => /path (addr)' and the loader's '/path (addr)'
-ldd "$sng" | sed -n 's|.*=> \(/[^ ]*\) .*|\1|p; s|^[[:space:]]*\(/[^ ]*\) .*|\1|p' |
-	while read -r lib; do
-		cp -L "$lib" "$dir/lib/"
-	done
-[ -f "$dir/lib/ld-linux-x86-64.so.2" ] || sp_die "no ld-linux-x86-64.so.2 among stress-ng's libraries ($dir/lib)"
+sp_copy_libs "$dir/lib" "$sng"
 echo "$dir"
