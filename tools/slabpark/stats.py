@@ -7,7 +7,7 @@ groups differ "beyond noise" only where their ranges do not overlap: with
 """
 
 from dataclasses import dataclass
-from typing import Iterable, List, Optional
+from typing import Iterable, Optional
 
 
 def median(values: Iterable[float]) -> float:
@@ -77,9 +77,3 @@ def fmt_spread(s: Optional[Spread]) -> str:
     if s.lo == s.hi:
         return fmt_num(s.med)
     return '%s %s-%s' % (fmt_num(s.med), fmt_num(s.lo), fmt_num(s.hi))
-
-
-def noise_floor_pct(values: List[float]) -> Optional[float]:
-    """the relative spread of runs that should not differ"""
-    s = Spread.of(values)
-    return s.rel_spread_pct() if s else None
