@@ -51,6 +51,14 @@ host_run() {
 	env HOST=1 HOST_MODULE="$KO" SLABSTAT="$S/bin/slabstat" $HM_ENV bash "$S/tools/run.sh" "$@"
 }
 
+# leftover_procs: the processes of a HOST=1 comparison still running (the
+# bash of run-host.sh, the sh of guest-compare.sh, the module's wait)
+# shellcheck disable=SC2317 # called from check_host_mode
+leftover_procs() {
+	# shellcheck disable=SC2009 # busybox has ps, not pgrep
+	ps | grep -E '[r]un-host\.sh|[g]uest-compare\.sh|[s]lub_stress/wait' || true
+}
+
 # expect_refusal NAME WHEN REGEX: make run HOST=1 must refuse WHEN with
 # exactly one line on stderr matching REGEX and nothing on stdout
 # (outputs in $hm/NAME.out and .err); false otherwise, saying why.
@@ -126,8 +134,20 @@ check_host_mode() {
 	else
 		say "SIGTERM mid-run: exit status $trc, module removed"
 	fi
-	# shellcheck disable=SC2009 # busybox has ps, not pgrep
-	left=$(ps | grep -E '[r]un-host\.sh|[g]uest/compare\.sh|[s]lub_stress/wait' || true)
+	# the check of what SIGTERM left must see a comparison left running:
+	# a stand-in with the comparison's file name first, then the real check
+	mkdir -p "$hm/leftover/tools/guest"
+	echo 'sleep 60' >"$hm/leftover/tools/guest/guest-compare.sh"
+	sh "$hm/leftover/tools/guest/guest-compare.sh" &
+	standin=$!
+	sleep 0.2
+	if [ -z "$(leftover_procs)" ]; then
+		say "FAIL: the leftover-process check does not see a running guest-compare.sh"
+		ok=1
+	fi
+	kill "$standin" 2>/dev/null
+	wait "$standin" 2>/dev/null
+	left=$(leftover_procs)
 	[ -z "$left" ] || { say "FAIL: processes left after SIGTERM: $left"; ok=1; }
 
 	# a short run: the report with the three modes
