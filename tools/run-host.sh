@@ -23,7 +23,9 @@
 #   measures a kernel without it); /proc/lock_stat if LOCKSTAT=1; the
 #   commands; the kernel's build tree (KDIR), or the module HOST_MODULE
 #   built for the running kernel;
-#   slub_stress not loaded.
+#   slub_stress not loaded; ALLOC_NODE and FREE_NODE (or the default
+#   pair, topo_choose in tools/guest/guest-lib.sh): online, with CPUs,
+#   the alloc node with normal memory, two different nodes.
 #
 # Environment, besides make run's RUNS DURATION_MS PLACEMENTS LOCKSTAT
 # SWEEP RESULTS_DIR, and MEASURE with the measurement kernel booted
@@ -34,8 +36,12 @@
 #                       instead of building one (make check's guest test)
 #   HOST_BASE_ONLY=1    accept a kernel without the park switch: base
 #                       numbers only
-#   SLABSTAT=PATH       a slabstat binary (default: tools/slabstat/slabstat,
-#                       built here)
+#   SLABSTAT=PATH       a slabstat binary (default: built into
+#                       RESULTS/host/slabstat-build/; the module into
+#                       RESULTS/host/module-build/, not the checkout)
+#   ALLOC_NODE=N FREE_NODE=N  the nodes of the allocators and the remote
+#                       freers (default: two nodes with CPUs and normal
+#                       memory, the farthest pair from the first by distance)
 #   SLABPARK_SYSFS=DIR  TEST ONLY (tools/check/test-run-host.sh): the prerequisite
 #                       checks read DIR instead of /sys; only with --check-only
 #
@@ -130,11 +136,25 @@ check_prerequisites() {
 	fi
 	[ ! -e "$sys/module/$MOD" ] ||
 		sp_die "$MOD is already loaded: unload it (rmmod $MOD) and rerun; a run starts from a fresh module"
+	check_topology
+}
+
+# check_topology: ALLOC_NODE and FREE_NODE, or the default pair, by the
+# topology helpers guest-compare.sh uses (topo_choose in
+# tools/guest/guest-lib.sh); sets TOPO_LINE, what they chose
+check_topology() {
+	local need_free=0 p
+	for p in $PLACEMENTS; do [ "$p" = local ] || need_free=1; done
+	TOPO_LINE=$(SLABPARK_DIR=$SLABPARK_TOP SLABPARK_OUT=$(mktemp -d) SLABPARK_SYSFS=$sys \
+		sh -c '. tools/guest/guest-lib.sh || exit 1; rm -rf "$OUT"
+			topo_choose "$1" || { echo "$TOPO_ERR"; exit 1; }
+			echo "nodes $TOPO_ALLOC -> ${TOPO_FREE:-none}, $TOPO_THREADS threads${TOPO_WARN:+ (warning: $TOPO_WARN)}"' \
+		sh "$need_free") || sp_die "$TOPO_LINE"
 }
 
 check_prerequisites
 if [ "$check_only" = 1 ]; then
-	echo "slabpark: prerequisites ok: $(online_nodes) nodes, SLUB counters, $(has_park_switch && echo "park switch" || echo "no park switch (base only)"), kernel $kver"
+	echo "slabpark: prerequisites ok: $(online_nodes) nodes, SLUB counters, $(has_park_switch && echo "park switch" || echo "no park switch (base only)"), kernel $kver, $TOPO_LINE"
 	exit 0
 fi
 
@@ -146,14 +166,18 @@ data=$results/host
 
 if [ -z "$module" ]; then
 	sp_stage "building the stress module for kernel $kver ($kdir)"
+	# outside the clone (kbuild's MO=), in the results: no root-owned
+	# build files in the checkout after sudo
 	sp_run_logged "$data/module-build.log" "building the stress module against $kdir" \
-		make -C "$kdir" M="$SLABPARK_TOP" modules
-	module=$SLABPARK_TOP/mm/$MOD.ko
+		make -C "$kdir" M="$SLABPARK_TOP" MO="$data/module-build" modules
+	module=$data/module-build/mm/$MOD.ko
 fi
 module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
 if [ -z "${SLABSTAT:-}" ]; then
-	sp_run_logged "$data/slabstat-build.log" "building slabstat" make -C tools/slabstat slabstat
-	SLABSTAT=$SLABPARK_TOP/tools/slabstat/slabstat
+	# objects and binary in the results, not in tools/slabstat
+	sp_run_logged "$data/slabstat-build.log" "building slabstat" \
+		make -C tools/slabstat BUILD="$data/slabstat-build/" all
+	SLABSTAT=$data/slabstat-build/slabstat
 fi
 SLABSTAT=$(cd "$(dirname "$SLABSTAT")" && pwd)/$(basename "$SLABSTAT")
 export SLABSTAT
@@ -185,9 +209,12 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
+# the shape: the CPUs of the smaller of the two nodes (the threads); no
+# host name in the report
 nnodes=$(online_nodes)
-cpn=$(cpulist_count /sys/devices/system/node/node0/cpulist)
-shape="$nnodes nodes x $cpn CPUs, $(hostname), kernel $kver"
+cpn=${TOPO_LINE#*, }
+cpn=${cpn%% threads*}
+shape="$nnodes nodes x $cpn CPUs, ${TOPO_LINE%%,*}, kernel $kver"
 sp_stage "comparing on this host ($shape): RUNS=$RUNS DURATION_MS=$DURATION_MS PLACEMENTS=\"$PLACEMENTS\" (log: $data/compare.log)"
 # In a process group of its own (set -m), so that the trap can end all of
 # it: a run in progress has a child blocked in the module's 'wait' file.
@@ -206,6 +233,9 @@ compare_pid=
 [ -d "$data/runs" ] || sp_die "the comparison left no run data in $data"
 
 tools/report/report-runs.sh "$results" "$data" "$shape"
+if [ -f "$data/topology" ]; then
+	{ echo; echo "== topology ($data/topology)"; cat "$data/topology"; } | tee -a "$results/report.txt"
+fi
 # results owned by who ran sudo, not root
 if [ -n "${SUDO_UID:-}" ] && [ -n "${SUDO_GID:-}" ]; then
 	chown -R "$SUDO_UID:$SUDO_GID" "$results" 2>/dev/null || true

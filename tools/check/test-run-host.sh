@@ -166,6 +166,21 @@ expect "HOST=2: refused" 1 "$err"'HOST=2: must be 0 or 1' \
 	check_host HOST=2
 expect "HOST_BASE_ONLY=yes: refused" 1 "$err"'HOST_BASE_ONLY=yes: must be 0 or 1' \
 	check_host HOST_BASE_ONLY=yes
+# a 3-node tree whose node 1 has memory but no CPUs (a CXL/HBM node)
+mkdir -p "$work/cpuless"
+cp -a "$work/full/." "$work/cpuless/"
+nd=$work/cpuless/devices/system/node
+: >"$nd/node1/cpulist"
+mkdir -p "$nd/node2"
+echo 2-3 >"$nd/node2/cpulist"
+echo 0-2 >"$nd/online"
+echo 0-2 >"$nd/has_normal_memory"
+expect "CPU-less node 1: the default pair is nodes 0 and 2, not 0 and 1" 0 'prerequisites ok: .*, nodes 0 -> 2, 2 threads$' \
+	check_host SLABPARK_SYSFS="$work/cpuless" PLACEMENTS=cross
+expect "FREE_NODE=1 (CPU-less): refused, the reason named" 1 "$err"'FREE_NODE=1: node 1 has no online CPUs \(a memory-only node\)' \
+	check_host SLABPARK_SYSFS="$work/cpuless" PLACEMENTS=cross FREE_NODE=1
+expect "FREE_NODE=7 (not online): refused" 1 "$err"'FREE_NODE=7: node 7 is not online \(online nodes: 0,1,2\)' \
+	check_host SLABPARK_SYSFS="$work/cpuless" PLACEMENTS=cross FREE_NODE=7
 expect "a wrong argument: usage" 2 '^usage: HOST=1 .*tools/run.sh \[--check-only\]' \
 	env HOST=1 tools/run.sh --bogus
 

@@ -11,6 +11,11 @@
 #   SLABPARK_KO    the module (default $SLABPARK_DIR/mm/slub_stress.ko)
 #   SLABPARK_OUT   where runs/ and lockstat/ go (default $SLABPARK_DIR/out)
 #   SLABSTAT       the slabstat binary (default: slabstat from PATH)
+#   ALLOC_NODE, FREE_NODE  the allocators' and the remote freers' nodes
+#                  (default: two nodes with CPUs and normal memory, the
+#                  free node the farthest by the distance table; see
+#                  topo_choose in guest-lib.sh); the facts of the run's
+#                  topology go to $SLABPARK_OUT/topology (KEY=VALUE)
 #
 # For each placement, RUNS rounds of park=0, park=1, park=2 (in reverse
 # order in even rounds, so that drift within a boot cancels; MODES, e.g. "0 1", runs only those; MODARGS, e.g.
@@ -37,7 +42,7 @@
 # <placement>/ (the capacity read back from sysfs).
 
 set -eu
-# S KO OUT CACHE SLAB DBG PARKDIR NODE_CPUS zero_stats
+# S KO OUT CACHE SLAB DBG PARKDIR zero_stats topo_*
 # shellcheck source=tools/guest/guest-lib.sh
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 SLABSTAT=${SLABSTAT:-slabstat}
@@ -46,14 +51,27 @@ case $# in 4 | 5 | 6 | 7) ;; *) echo "usage: compare.sh RUNS DURATION_MS PLACEME
 runs=$1 dur=$2 placements=$3 lockstat=$4 sweep=${5:-} only_modes=${6:-} modargs=${7:-}
 case "$sweep" in ''|sheaf) ;; *) echo "compare.sh: unknown sweep '$sweep'" >&2; exit 2 ;; esac
 
-half=$((NODE_CPUS / 2))
-[ "$half" -ge 1 ] || half=1
+# The two nodes (guest-lib.sh, topo_choose): ALLOC_NODE and FREE_NODE, or
+# two nodes with CPUs and normal memory on different sockets; threads from
+# the smaller node's online CPUs.  The facts go to $OUT/topology.
+need_free=0
+for p in $placements; do [ "$p" = local ] || need_free=1; done
+topo_choose "$need_free" || { echo "compare.sh: $TOPO_ERR" >&2; exit 1; }
+topo_write "$OUT/topology"
+echo "# topology: allocators on node $TOPO_ALLOC (CPUs $(topo_join "$TOPO_ALLOC_CPUS"))${TOPO_FREE:+, remote freers on node $TOPO_FREE (CPUs $(topo_join "$TOPO_FREE_CPUS")), distance $(topo_dist "$TOPO_ALLOC" "$TOPO_FREE")}; threads: cross $TOPO_THREADS, local and balanced $TOPO_HALF a side; local: $TOPO_LOCAL ($OUT/topology)"
+[ -z "$TOPO_WARN" ] || echo "$TOPO_WARN" | tr ';' '\n' | sed 's/^ *//; s/^/# WARNING: topology: /'
 
 # the snapshots before and after each run
 snaps=$(mktemp -d)
 # shellcheck disable=SC2086 # modargs are words
 insmod "$KO" cache_name=$CACHE duration_ms="$dur" $modargs
 trap 'rmmod slub_stress 2>/dev/null; rm -rf "$snaps"' EXIT
+# set_nodes: the chosen nodes into the module's controls (after each insmod)
+set_nodes() {
+	echo "$TOPO_ALLOC" >"$DBG/alloc_node"
+	[ -z "$TOPO_FREE" ] || echo "$TOPO_FREE" >"$DBG/free_node"
+}
+set_nodes
 
 if [ -f "$PARKDIR/park" ]; then
 	modes=${only_modes:-0 1 2}
@@ -81,8 +99,8 @@ run_placements() {
 	for p in $placements; do
 		# equal threads per CPU in every placement: one thread per CPU
 		case "$p" in
-		cross) threads=$NODE_CPUS ;;
-		*) threads=$half ;;
+		cross) threads=$TOPO_THREADS ;;
+		*) threads=$TOPO_HALF ;;
 		esac
 		echo "$p" >"$DBG/placement"
 		echo "$threads" >"$DBG/threads"
@@ -157,6 +175,7 @@ else
 		# shellcheck disable=SC2086 # modargs are words
 		insmod "$KO" cache_name=$CACHE duration_ms="$dur" \
 			sheaf_capacity=$((f * dflt)) $modargs
+		set_nodes
 		cap=$(cat "$SLAB/sheaf_capacity")
 		echo "# sheaf sweep: ${f}x the default $dflt: sheaf_capacity $cap"
 		run_placements "-sc$cap"

@@ -90,6 +90,246 @@ command -v write_file >/dev/null || { echo "guest-lib.sh: no slub_park_lib.sh un
 NODE_CPUS=$(cpulist_count /sys/devices/system/node/node0/cpulist)
 NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
 
+# ---- Topology: the two nodes of a run (guest-compare.sh, make run HOST=1)
+# Read from $TOPO_SYS (SLABPARK_SYSFS, a fake tree in the tests; /sys):
+# node/online, has_cpu, has_normal_memory, nodeN/cpulist and distance,
+# cpu/online, cpuN/topology/physical_package_id and thread_siblings_list,
+# and /proc/cpuinfo's model name.
+#
+#   topo_choose NEED_FREE  the nodes: ALLOC_NODE and FREE_NODE when set
+#                      (each validated), else two nodes with CPUs and
+#                      normal memory, the free node the farthest from the
+#                      alloc node by the distance table (another socket);
+#                      NEED_FREE 0 (local placement only) lets one node do.
+#                      Sets TOPO_ALLOC TOPO_FREE, TOPO_THREADS (the online
+#                      CPUs of the smaller node: one thread per CPU in
+#                      cross), TOPO_HALF (local, balanced), TOPO_WARN;
+#                      on a refusal false, with the reason in TOPO_ERR
+#   topo_write FILE    the facts, KEY=VALUE lines (after topo_choose)
+TOPO_SYS=${SLABPARK_SYSFS:-/sys}
+TOPO_ND=$TOPO_SYS/devices/system/node
+
+# topo_list FILE: the ids of a cpulist/nodelist file, space-separated
+# ("" when it is missing or empty)
+topo_list() {
+	[ -r "$1" ] || return 0
+	tl_v=$(awk '{ print; exit }' "$1")
+	[ -n "$tl_v" ] || return 0
+	cpulist_expand "$tl_v" | tr '\n' ' ' | sed 's/ $//'
+}
+# topo_has ID LIST: ID is a word of LIST
+topo_has() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
+# topo_join LIST: the words with commas
+topo_join() { echo "$1" | tr ' ' ','; }
+
+# topo_node_cpus N: node N's online CPUs, space-separated
+topo_node_cpus() {
+	tnc_on=$(topo_list "$TOPO_SYS/devices/system/cpu/online")
+	tnc_out=
+	for tnc_c in $(topo_list "$TOPO_ND/node$1/cpulist"); do
+		[ -z "$tnc_on" ] || topo_has "$tnc_c" "$tnc_on" || continue
+		tnc_out="$tnc_out${tnc_out:+ }$tnc_c"
+	done
+	echo "$tnc_out"
+}
+# shellcheck disable=SC2046 # the CPUs are words
+topo_ncpus() { set -- $(topo_node_cpus "$1"); echo $#; }
+
+# topo_mem_nodes: the nodes with normal memory (slabs come from there);
+# has_memory where the kernel has no has_normal_memory, else all online
+topo_mem_nodes() {
+	for tmn_f in has_normal_memory has_memory online; do
+		if [ -r "$TOPO_ND/$tmn_f" ]; then
+			topo_list "$TOPO_ND/$tmn_f"
+			return
+		fi
+	done
+}
+
+# topo_dist A B: the distance from node A to node B (nodeA/distance lists
+# one for each online node, in order); "?" when unknown
+topo_dist() {
+	td_i=0
+	for td_n in $(topo_list "$TOPO_ND/online"); do
+		td_i=$((td_i + 1))
+		[ "$td_n" = "$2" ] || continue
+		td_v=$(awk -v i="$td_i" '{ print $i; exit }' "$TOPO_ND/node$1/distance" 2>/dev/null)
+		echo "${td_v:-?}"
+		return
+	done
+	echo "?"
+}
+
+# topo_socket N: the physical_package_id of node N's first online CPU
+# ("-" for a node without CPUs)
+topo_socket() {
+	# shellcheck disable=SC2046 # the CPUs are words
+	set -- $(topo_node_cpus "$1")
+	[ $# -gt 0 ] || { echo -; return; }
+	cat "$TOPO_SYS/devices/system/cpu/cpu$1/topology/physical_package_id" 2>/dev/null || echo "?"
+}
+
+# topo_siblings CPU: CPU's thread siblings (itself included), space-separated
+topo_siblings() {
+	tsb=$(topo_list "$TOPO_SYS/devices/system/cpu/cpu$1/topology/thread_siblings_list")
+	echo "${tsb:-$1}"
+}
+
+# topo_valid NAME ID: node ID can hold a run's threads (NAME=ID names it)
+topo_valid() {
+	case "$2" in
+	''|*[!0-9]*) TOPO_ERR="$1=$2: not a node number (online nodes: $(topo_join "$TOPO_ONLINE"))"; return 1 ;;
+	esac
+	topo_has "$2" "$TOPO_ONLINE" ||
+		{ TOPO_ERR="$1=$2: node $2 is not online (online nodes: $(topo_join "$TOPO_ONLINE"))"; return 1; }
+	[ "$(topo_ncpus "$2")" -gt 0 ] ||
+		{ TOPO_ERR="$1=$2: node $2 has no online CPUs (a memory-only node): the module's threads cannot run there"; return 1; }
+}
+
+# topo_warn MSG: one more warning, for the topology file and the log
+topo_warn() { TOPO_WARN="$TOPO_WARN${TOPO_WARN:+; }$*"; }
+
+topo_choose() {
+	TOPO_ERR='' TOPO_WARN='' TOPO_ALLOC='' TOPO_FREE=''
+	TOPO_ONLINE=$(topo_list "$TOPO_ND/online")
+	TOPO_MEM=$(topo_mem_nodes)
+	# the nodes a default may take: online CPUs and normal memory
+	tc_ok=
+	for tc_n in $TOPO_ONLINE; do
+		[ "$(topo_ncpus "$tc_n")" -gt 0 ] && topo_has "$tc_n" "$TOPO_MEM" &&
+			tc_ok="$tc_ok${tc_ok:+ }$tc_n"
+	done
+	if [ -n "${ALLOC_NODE:-}" ]; then
+		topo_valid ALLOC_NODE "$ALLOC_NODE" || return 1
+		topo_has "$ALLOC_NODE" "$TOPO_MEM" || {
+			TOPO_ERR="ALLOC_NODE=$ALLOC_NODE: node $ALLOC_NODE has no normal memory (nodes with: $(topo_join "$TOPO_MEM")): its slabs would come from another node"
+			return 1
+		}
+		TOPO_ALLOC=$ALLOC_NODE
+	fi
+	if [ -n "${FREE_NODE:-}" ]; then
+		topo_valid FREE_NODE "$FREE_NODE" || return 1
+		[ "$FREE_NODE" != "$TOPO_ALLOC" ] ||
+			{ TOPO_ERR="FREE_NODE=$FREE_NODE: the same node as ALLOC_NODE (cross and balanced free on another node)"; return 1; }
+		TOPO_FREE=$FREE_NODE
+	fi
+	if [ -z "$TOPO_ALLOC" ]; then
+		for tc_n in $tc_ok; do
+			[ "$tc_n" != "$TOPO_FREE" ] && { TOPO_ALLOC=$tc_n; break; }
+		done
+		[ -n "$TOPO_ALLOC" ] || {
+			TOPO_ERR="no node with online CPUs and normal memory${TOPO_FREE:+ but FREE_NODE=$TOPO_FREE} for the allocators (online: $(topo_join "$TOPO_ONLINE"), with normal memory: $(topo_join "$TOPO_MEM")); set ALLOC_NODE"
+			return 1
+		}
+	fi
+	if [ -z "$TOPO_FREE" ]; then
+		# the farthest by the distance table: on another socket
+		tc_best=-1
+		for tc_n in $tc_ok; do
+			[ "$tc_n" != "$TOPO_ALLOC" ] || continue
+			tc_d=$(topo_dist "$TOPO_ALLOC" "$tc_n")
+			case "$tc_d" in ''|*[!0-9]*) tc_d=0 ;; esac
+			[ "$tc_d" -gt "$tc_best" ] && { tc_best=$tc_d; TOPO_FREE=$tc_n; }
+		done
+		if [ -z "$TOPO_FREE" ] && [ "$1" = 1 ]; then
+			TOPO_ERR="only node $TOPO_ALLOC has online CPUs and normal memory (online: $(topo_join "$TOPO_ONLINE")): cross and balanced need two such nodes"
+			return 1
+		fi
+	fi
+	TOPO_ALLOC_CPUS=$(topo_node_cpus "$TOPO_ALLOC")
+	TOPO_FREE_CPUS=
+	TOPO_THREADS=$(topo_ncpus "$TOPO_ALLOC")
+	if [ -n "$TOPO_FREE" ]; then
+		TOPO_FREE_CPUS=$(topo_node_cpus "$TOPO_FREE")
+		tc_f=$(topo_ncpus "$TOPO_FREE")
+		if [ "$tc_f" != "$TOPO_THREADS" ]; then
+			topo_warn "node $TOPO_ALLOC has $TOPO_THREADS online CPUs, node $TOPO_FREE $tc_f: threads sized from the smaller"
+			[ "$tc_f" -lt "$TOPO_THREADS" ] && TOPO_THREADS=$tc_f
+		fi
+		topo_has "$TOPO_FREE" "$TOPO_MEM" ||
+			topo_warn "free node $TOPO_FREE has no normal memory: its frees of node $TOPO_ALLOC's objects may count as local in SLUB (into sheaves), while the module counts them remote"
+		tc_sa=$(topo_socket "$TOPO_ALLOC") tc_sf=$(topo_socket "$TOPO_FREE")
+		[ "$tc_sa" != "$tc_sf" ] || [ "$tc_sa" = "?" ] ||
+			topo_warn "nodes $TOPO_ALLOC and $TOPO_FREE are on one socket (physical_package_id $tc_sa): cross is not cross-socket"
+	fi
+	TOPO_HALF=$((TOPO_THREADS / 2))
+	[ "$TOPO_HALF" -ge 1 ] || TOPO_HALF=1
+	topo_smt
+}
+
+# topo_smt: TOPO_SMT (most threads a core has among the alloc node's
+# CPUs), TOPO_LOCAL (where local's freers run: the module puts allocator
+# i on the node's CPU i and freer i on CPU TOPO_HALF + i, in cpulist order)
+topo_smt() {
+	TOPO_SMT=1
+	for ts_c in $TOPO_ALLOC_CPUS; do
+		# shellcheck disable=SC2046 # the CPUs are words
+		set -- $(topo_siblings "$ts_c")
+		[ $# -gt "$TOPO_SMT" ] && TOPO_SMT=$#
+	done
+	# shellcheck disable=SC2086 # the CPUs are words
+	set -- $TOPO_ALLOC_CPUS
+	ts_n=$# ts_i=0 ts_alloc='' ts_free='' ts_sib=0
+	for ts_c in "$@"; do
+		[ "$ts_i" -lt "$TOPO_HALF" ] && ts_alloc="$ts_alloc $ts_c"
+		[ "$ts_i" -ge "$TOPO_HALF" ] && [ "$ts_i" -lt $((2 * TOPO_HALF)) ] && ts_free="$ts_free $ts_c"
+		ts_i=$((ts_i + 1))
+	done
+	for ts_c in $ts_free; do
+		for ts_s in $(topo_siblings "$ts_c"); do
+			[ "$ts_s" != "$ts_c" ] && topo_has "$ts_s" "$ts_alloc" && { ts_sib=$((ts_sib + 1)); break; }
+		done
+	done
+	ts_alloc=$(topo_join "${ts_alloc# }") ts_free=$(topo_join "${ts_free# }")
+	if [ "$TOPO_SMT" = 1 ]; then
+		TOPO_LOCAL="allocators on CPUs $ts_alloc, freers on CPUs ${ts_free:-$ts_alloc} (no SMT)"
+	elif [ "$ts_sib" = 0 ]; then
+		TOPO_LOCAL="allocators on CPUs $ts_alloc, freers on CPUs $ts_free: no freer on an allocator's core"
+	else
+		TOPO_LOCAL="allocators on CPUs $ts_alloc, freers on CPUs $ts_free: $ts_sib of $TOPO_HALF freers on an allocator's SMT sibling"
+		topo_warn "SMT: in local, $ts_sib of $TOPO_HALF freers run on an allocator's sibling thread (they share a core)"
+	fi
+	[ "$ts_n" -ge $((2 * TOPO_HALF)) ] || TOPO_LOCAL="$TOPO_LOCAL (node $TOPO_ALLOC has $ts_n CPU(s): allocator and freer share it)"
+}
+
+topo_write() {
+	tw_file=$1 tw_sock=''
+	for tw_c in $(topo_list "$TOPO_SYS/devices/system/cpu/online"); do
+		tw_p=$(cat "$TOPO_SYS/devices/system/cpu/cpu$tw_c/topology/physical_package_id" 2>/dev/null) || continue
+		topo_has "$tw_p" "$tw_sock" || tw_sock="$tw_sock${tw_sock:+ }$tw_p"
+	done
+	# shellcheck disable=SC2086 # the sockets are words
+	set -- $tw_sock
+	tw_nsock=$#
+	tw_table=
+	for tw_n in $TOPO_ONLINE; do
+		tw_table="$tw_table${tw_table:+;}$(awk '{ print; exit }' "$TOPO_ND/node$tw_n/distance" 2>/dev/null)"
+	done
+	tw_nodes=
+	for tw_n in $TOPO_ONLINE; do
+		tw_c=$(topo_join "$(topo_node_cpus "$tw_n")")
+		tw_m=normal
+		topo_has "$tw_n" "$TOPO_MEM" || tw_m=none
+		tw_nodes="$tw_nodes${tw_nodes:+ }$tw_n:cpus=${tw_c:--}:mem=$tw_m:socket=$(topo_socket "$tw_n")"
+	done
+	{
+		echo "cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
+		echo "sockets=$tw_nsock"
+		echo "smt=$TOPO_SMT"
+		echo "nodes=$tw_nodes"
+		echo "alloc_node=$TOPO_ALLOC"
+		echo "free_node=$TOPO_FREE"
+		echo "alloc_cpus=$(topo_join "$TOPO_ALLOC_CPUS")"
+		echo "free_cpus=$(topo_join "$TOPO_FREE_CPUS")"
+		echo "distance=$([ -n "$TOPO_FREE" ] && topo_dist "$TOPO_ALLOC" "$TOPO_FREE")"
+		echo "distance_table=$tw_table"
+		echo "threads=$TOPO_THREADS"
+		echo "local_threads=$TOPO_HALF"
+		echo "local_placement=$TOPO_LOCAL"
+		echo "warnings=$TOPO_WARN"
+	} >"$tw_file"
+}
+
 say() { echo "# $*"; }
 
 # in_round_order ROUND WORDS...: the words, reversed in even rounds, so

@@ -12,6 +12,14 @@
 #   --nodes N             NUMA nodes (default 2; NODES=)
 #   --cpus-per-node C     vCPUs per node (default 2; CPUS_PER_NODE=)
 #   --mem-per-node MB     memory per node (default 1024; MEM_PER_NODE=)
+#   --shape cpuless4      instead of --nodes/--cpus-per-node: 4 nodes, 4 vCPUs,
+#                         2 sockets by the distance table (10 local, 11 within
+#                         a socket, 21 across): as the guest numbers them
+#                         (memory-only nodes last), node 0 (CPU 0) and
+#                         node 1 (CPU 1) on socket 0 (SNC-2-like), node 2
+#                         (CPUs 2-3) on socket 1, node 3 memory without CPUs;
+#                         each vCPU a package of its own (QEMU's LLC is per
+#                         package: one split over nodes is a kernel WARNING)
 #   --timeout S           give up after S seconds (default 1800; GUEST_TIMEOUT=)
 #   --allow REGEX         console lines matching REGEX are not kernel problems
 #   --out DIR             where console.log and files/ go (default: a new dir
@@ -47,6 +55,7 @@ tmo=${GUEST_TIMEOUT:-1800}
 allow='^$'
 out=
 initramfs_only=
+shape=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) [ $# -ge 2 ] || usage; kdir=$2; shift 2 ;;
@@ -55,6 +64,7 @@ while [ $# -gt 0 ]; do
 	--nodes) [ $# -ge 2 ] || usage; nodes=$2; shift 2 ;;
 	--cpus-per-node) [ $# -ge 2 ] || usage; cpn=$2; shift 2 ;;
 	--mem-per-node) [ $# -ge 2 ] || usage; mem=$2; shift 2 ;;
+	--shape) [ $# -ge 2 ] || usage; shape=$2; shift 2 ;;
 	--timeout) [ $# -ge 2 ] || usage; tmo=$2; shift 2 ;;
 	--allow) [ $# -ge 2 ] || usage; allow="$allow|$2"; shift 2 ;;
 	--out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
@@ -150,8 +160,15 @@ if [ -n "$initramfs_only" ]; then
 	exit 0
 fi
 
+case "$shape" in
+'') ;;
+cpuless4) nodes=4 cpn=1 ;;
+*) echo "run-guest: --shape $shape: unknown (cpuless4)" >&2; exit 5 ;;
+esac
+smp="$((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1"
+[ "$shape" != cpuless4 ] || smp="4,sockets=4,cores=1,threads=1"
 qemu=(qemu-system-x86_64 -nodefaults -nographic -no-reboot
-	-smp "$((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1"
+	-smp "$smp"
 	-m "$((nodes * mem))M"
 	-serial stdio -serial "file:$out/data.b64"
 	-kernel "$bzimage" -initrd "$work/initramfs.cpio")
@@ -160,10 +177,26 @@ if [ "${KVM:-0}" = 1 ]; then
 else
 	qemu+=(-accel "tcg,thread=multi" -cpu max)
 fi
-for ((n = 0; n < nodes; n++)); do
-	qemu+=(-object "memory-backend-ram,id=mem$n,size=${mem}M"
-		-numa "node,nodeid=$n,cpus=$((n * cpn))-$((n * cpn + cpn - 1)),memdev=mem$n")
-done
+if [ "$shape" = cpuless4 ]; then
+	# node: its CPUs ("" none) and socket, for the distance table
+	shape_cpus=(0 "" 1 2-3) shape_socket=(0 0 0 1)
+	for ((n = 0; n < 4; n++)); do
+		qemu+=(-object "memory-backend-ram,id=mem$n,size=${mem}M"
+			-numa "node,nodeid=$n${shape_cpus[n]:+,cpus=${shape_cpus[n]}},memdev=mem$n")
+	done
+	for ((n = 0; n < 4; n++)); do
+		for ((m = n + 1; m < 4; m++)); do
+			d=21
+			[ "${shape_socket[n]}" != "${shape_socket[m]}" ] || d=11
+			qemu+=(-numa "dist,src=$n,dst=$m,val=$d")
+		done
+	done
+else
+	for ((n = 0; n < nodes; n++)); do
+		qemu+=(-object "memory-backend-ram,id=mem$n,size=${mem}M"
+			-numa "node,nodeid=$n,cpus=$((n * cpn))-$((n * cpn + cpn - 1)),memdev=mem$n")
+	done
+fi
 # no_timer_check: under TCG on a loaded host the IO-APIC timer check can
 # fail spuriously and panic the boot.
 # loglevel=5 after quiet: warnings (WARN, lockdep, KASAN) reach the console.
