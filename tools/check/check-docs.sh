@@ -25,7 +25,10 @@
 #      ABI, so no ABI entry) is named as ``name`` in
 #      Documentation/mm/slab-parking.rst, and so is its path,
 #      /sys/kernel/debug/slab/<cache>/name
-#   5. the first 40 lines of README name 'make run' and 'make check'
+#   5. the first 40 lines of README name 'make run' and 'make check', and
+#      README (a map) has at most 200 lines
+#   6. every variable the Makefile exports has exactly one entry (a line
+#      starting with ``VAR=`` or ``VAR``) in Documentation/dev-tools/slabpark-bench.rst
 #
 # Each failure is printed as "check-docs: FAIL: <what is missing>"; the
 # exit status is 1 if there was any, 0 otherwise.
@@ -263,6 +266,22 @@ else
 	for c in 'make run' 'make check'; do
 		head -n 40 README | grep -qF "$c" || fail "README: '$c' is not in its first 40 lines"
 	done
+	[ "$(wc -l <README)" -le 200 ] || fail "README: $(wc -l <README) lines, more than 200 (details go to Documentation/)"
+fi
+
+# ---- 6. Make variables -------------------------------------------------------
+
+BENCH_DOC=Documentation/dev-tools/slabpark-bench.rst
+mapfile -t mvars < <(sed -n '/^export /,/[^\\]$/p' Makefile | sed 's/[\\]$//' | tr -s ' \t' '\n' |
+	grep -E '^[A-Z_][A-Z0-9_]*$' | sort -u)
+if [ ${#mvars[@]} -eq 0 ]; then
+	fail "Makefile: no exported variables found (has the export line changed?)"
+else
+	for v in "${mvars[@]}"; do
+		n=$(grep -cE "^\`\`$v(=|\`\`)|, \`\`$v(=|\`\`)" "$BENCH_DOC" 2>/dev/null || true)
+		[ "$n" = 1 ] || fail "Make variable '$v' (exported by the Makefile) has $n entries in $BENCH_DOC, want 1"
+	done
+	note "Make variables: ${#mvars[@]} exported, each checked in $BENCH_DOC"
 fi
 
 if [ "$nfail" -gt 0 ]; then
