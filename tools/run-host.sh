@@ -141,15 +141,19 @@ check_prerequisites() {
 
 # check_topology: ALLOC_NODE and FREE_NODE, or the default pair, by the
 # topology helpers guest-compare.sh uses (topo_choose in
-# tools/guest/guest-lib.sh); sets TOPO_LINE, what they chose
+# tools/guest/guest-lib.sh); sets TOPO_PAIR ("nodes A -> B"),
+# TOPO_THREADS and TOPO_LINE (both, and the warnings)
 check_topology() {
-	local need_free=0 p
+	local need_free=0 p out warn
 	for p in $PLACEMENTS; do [ "$p" = local ] || need_free=1; done
-	TOPO_LINE=$(SLABPARK_DIR=$SLABPARK_TOP SLABPARK_OUT=$(mktemp -d) SLABPARK_SYSFS=$sys \
+	# three lines: the pair, the threads, the warnings
+	out=$(SLABPARK_DIR=$SLABPARK_TOP SLABPARK_OUT=$(mktemp -d) SLABPARK_SYSFS=$sys \
 		sh -c '. tools/guest/guest-lib.sh || exit 1; rm -rf "$OUT"
 			topo_choose "$1" || { echo "$TOPO_ERR"; exit 1; }
-			echo "nodes $TOPO_ALLOC -> ${TOPO_FREE:-none}, $TOPO_THREADS threads${TOPO_WARN:+ (warning: $TOPO_WARN)}"' \
-		sh "$need_free") || sp_die "$TOPO_LINE"
+			printf "nodes %s -> %s\n%s\n%s\n" "$TOPO_ALLOC" "${TOPO_FREE:-none}" "$TOPO_THREADS" "$TOPO_WARN"' \
+		sh "$need_free") || sp_die "$out"
+	{ read -r TOPO_PAIR; read -r TOPO_THREADS; read -r warn || true; } <<<"$out"
+	TOPO_LINE="$TOPO_PAIR, $TOPO_THREADS threads${warn:+ (warning: $warn)}"
 }
 
 check_prerequisites
@@ -211,10 +215,7 @@ trap 'exit 129' HUP
 
 # the shape: the CPUs of the smaller of the two nodes (the threads); no
 # host name in the report
-nnodes=$(online_nodes)
-cpn=${TOPO_LINE#*, }
-cpn=${cpn%% threads*}
-shape="$nnodes nodes x $cpn CPUs, ${TOPO_LINE%%,*}, kernel $kver"
+shape="$(online_nodes) nodes x $TOPO_THREADS CPUs, $TOPO_PAIR, kernel $kver"
 sp_stage "comparing on this host ($shape): RUNS=$RUNS DURATION_MS=$DURATION_MS PLACEMENTS=\"$PLACEMENTS\" (log: $data/compare.log)"
 # In a process group of its own (set -m), so that the trap can end all of
 # it: a run in progress has a child blocked in the module's 'wait' file.

@@ -140,7 +140,11 @@ check_host_mode() {
 	echo 'sleep 60' >"$hm/leftover/tools/guest/guest-compare.sh"
 	sh "$hm/leftover/tools/guest/guest-compare.sh" &
 	standin=$!
-	sleep 0.2
+	i=0
+	while [ -z "$(leftover_procs)" ] && [ "$i" -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	if [ -z "$(leftover_procs)" ]; then
 		say "FAIL: the leftover-process check does not see a running guest-compare.sh"
 		ok=1

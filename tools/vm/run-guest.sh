@@ -165,10 +165,8 @@ case "$shape" in
 cpuless4) nodes=4 cpn=1 ;;
 *) echo "run-guest: --shape $shape: unknown (cpuless4)" >&2; exit 5 ;;
 esac
-smp="$((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1"
-[ "$shape" != cpuless4 ] || smp="4,sockets=4,cores=1,threads=1"
 qemu=(qemu-system-x86_64 -nodefaults -nographic -no-reboot
-	-smp "$smp"
+	-smp "$((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1"
 	-m "$((nodes * mem))M"
 	-serial stdio -serial "file:$out/data.b64"
 	-kernel "$bzimage" -initrd "$work/initramfs.cpio")
