@@ -1118,6 +1118,9 @@ def _json_rows(c: Compare, rows: List[Row]) -> dict:
 
 
 def load_delta(path: str) -> dict:
+    if read_text(path).startswith('@slab-dump'):
+        raise Error("%s is not a delta document: compare takes the output of "
+                    "'slabstat diff --json A B' (this is a slab dump)" % path)
     doc = load_json(path)
     kind = doc.get('slabstat') if isinstance(doc, dict) else None
     if kind != 'delta':
