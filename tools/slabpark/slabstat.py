@@ -28,7 +28,9 @@ What the current consumers read of the outputs:
 - tools/report/report-runs.sh: the compare text (report.txt), and writes
   the compare CSV/JSON next to it
 
-CLI: python3 -m slabpark slabstat {snap,diff,split,window,compare} (main).
+CLI: python3 -m slabpark.slabstat {snap,diff,split,window,compare} (main);
+'python3 -m slabpark slabstat ...' once slabpark/__main__.py hands its
+arguments to main() (left to whoever owns __main__.py now).
 """
 
 import json
@@ -496,7 +498,8 @@ def parse_snapshot_json(doc, path: str = 'snapshot') -> Snapshot:
             if secv is None:
                 continue
             if not isinstance(secv, dict):
-                raise Error("%s: cache '%s': bad %s section" % (path, cname, t))
+                raise Error("%s: cache '%s': bad %s section"
+                            % (path, cname, t))
             for mname, v in secv.items():
                 if t == 'fact':
                     x = _jint(v)
@@ -1205,7 +1208,8 @@ def dump(caches: List[str], results: Optional[str] = None,
 # ------------------------------------------------------------ CLI
 
 HELP = """\
-usage: python3 -m slabpark slabstat [--sysfs-root DIR] [--proc-root DIR] COMMAND ...
+usage: python3 -m slabpark.slabstat [--sysfs-root DIR] [--proc-root DIR]
+       COMMAND ...
 
   snap DUMP
       the slabstat snapshot (JSON) of a dump of tools/guest/slab-dump.sh

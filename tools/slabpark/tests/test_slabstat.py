@@ -3,7 +3,8 @@
 (the cases of tools/slabstat/tests/run.sh), and parity with the C slabstat
 on the same inputs while tools/slabstat exists.
 
-  PYTHONPATH=tools python3 -m unittest discover -s tools/slabpark/tests -t tools
+  PYTHONPATH=tools python3 -m unittest discover -s tools/slabpark/tests \
+      -t tools
 
 The fixture trees are those of tools/slabstat/tests/fixtures.sh (Linux 7.3
 formats: stat files "<sum> C<cpu>=<n> ..." mode 0600, object files
