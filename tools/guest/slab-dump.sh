@@ -74,11 +74,11 @@ no_such_cache() {
 	die "no cache '$1' in $nsc_dir; close names: $nsc_hits"
 }
 
-# value FILE: its first line, empty where it cannot be read
+# value FILE: its first line into v_line, empty where it cannot be read
+# (no command substitution: no fork per file)
 value() {
 	v_line=
 	{ IFS= read -r v_line <"$1" || :; } 2>/dev/null
-	printf '%s' "$v_line"
 }
 
 # check_cache NAME: a cache directory of its own (before anything is printed)
@@ -106,7 +106,8 @@ dump_cache() {
 		fi
 		dc_m=r
 		case $dc_w in *"$NL$dc_a$NL"*) dc_m=w ;; esac
-		echo "$dc_c $dc_a $dc_m $(value "$dc_f")"
+		value "$dc_f"
+		echo "$dc_c $dc_a $dc_m $v_line"
 	done
 	for dc_a in park parked; do
 		dc_f=$SYSFS/kernel/debug/slab/$dc_c/$dc_a
@@ -117,7 +118,8 @@ dump_cache() {
 		fi
 		dc_m=r
 		[ -z "$(find "$dc_f" -perm -200)" ] || dc_m=w
-		echo "$dc_c debugfs/$dc_a $dc_m $(value "$dc_f")"
+		value "$dc_f"
+		echo "$dc_c debugfs/$dc_a $dc_m $v_line"
 	done
 }
 
