@@ -95,8 +95,11 @@ check_cache() {
 dump_cache() {
 	dc_c=$1
 	dc_d=$SYSFS/kernel/slab/$dc_c
-	# the files their owner may write: SLUB's stat files and settings
-	dc_w=$NL$(find "$dc_d/" -maxdepth 1 -type f -perm -200 | sed 's|.*/||')$NL
+	dc_g=$SYSFS/kernel/debug/slab/$dc_c
+	[ -d "$dc_g" ] || dc_g=
+	# the files their owner may write (SLUB's stat files and settings, the
+	# park switch), full paths: one find a cache, no fork per file
+	dc_w=$NL$(find "$dc_d" ${dc_g:+"$dc_g"} -maxdepth 1 -type f -perm -200)$NL
 	for dc_f in "$dc_d"/*; do
 		[ -f "$dc_f" ] || continue
 		dc_a=${dc_f##*/}
@@ -105,19 +108,20 @@ dump_cache() {
 			continue
 		fi
 		dc_m=r
-		case $dc_w in *"$NL$dc_a$NL"*) dc_m=w ;; esac
+		case $dc_w in *"$NL$dc_f$NL"*) dc_m=w ;; esac
 		value "$dc_f"
 		echo "$dc_c $dc_a $dc_m $v_line"
 	done
+	[ -n "$dc_g" ] || return 0
 	for dc_a in park parked; do
-		dc_f=$SYSFS/kernel/debug/slab/$dc_c/$dc_a
+		dc_f=$dc_g/$dc_a
 		[ -f "$dc_f" ] || continue
 		if [ ! -r "$dc_f" ]; then
 			echo "@unreadable $dc_c debugfs/$dc_a"
 			continue
 		fi
 		dc_m=r
-		[ -z "$(find "$dc_f" -perm -200)" ] || dc_m=w
+		case $dc_w in *"$NL$dc_f$NL"*) dc_m=w ;; esac
 		value "$dc_f"
 		echo "$dc_c debugfs/$dc_a $dc_m $v_line"
 	done
