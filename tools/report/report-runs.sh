@@ -126,8 +126,17 @@ tools/report/summarize-runs.sh "$runsdir" "$results" | out
 if [ "$LOCKSTAT" = 1 ]; then
 	tools/report/summarize-lockstat.sh "$data/lockstat" | out
 fi
+rm -f "$results/parking.png"
 if command -v gnuplot >/dev/null 2>&1; then
-	tools/report/plot-runs.sh "$results" && echo "plot: $results/parking.png" | out
+	# the title: where it ran, the host's CPU model on HOST=1
+	title=$where
+	case "$where" in
+	host,*)
+		cpu=$(sed -n 's/^cpu_model=//p' "$data/topology" 2>/dev/null | head -n 1)
+		title="${cpu:-host}, $shape"
+		;;
+	esac
+	tools/report/plot-runs.sh "$results" "$title" && echo "plot: $results/parking.png" | out
 fi
 if [ -f "$data/topology" ]; then
 	# the facts of guest-lib.sh's topo_write, long lists folded
@@ -139,7 +148,7 @@ datatop=${datatop%%/*}
 written="report.txt"
 [ "$have_python" = 0 ] || written="summary.txt $written"
 written="$written <placement>.csv/.json summary.csv"
-written="$written parking.png"
+[ ! -f "$results/parking.png" ] || written="$written parking.png"
 echo | out
 # relative to the checkout where it is in it (results/<date>-<time>)
 echo "results: ${results#"$SLABPARK_TOP"/}: $written $datatop/" | out
