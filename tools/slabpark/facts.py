@@ -150,9 +150,9 @@ def topology_lines(topo: Dict[str, str]) -> List[str]:
                         (r.partition('-') for r in c.split(',')))
     smt = topo.get('smt', '')
     smt_s = 'SMT off' if smt in ('', '1') else 'SMT %s threads/core' % smt
-    pair = 'allocators on node %s' % topo.get('alloc_node', '?')
+    pair = 'alloc node %s' % topo.get('alloc_node', '?')
     if topo.get('free_node'):
-        pair += ', remote freers on node %s (distance %s)' % (
+        pair += ', free node %s, distance %s' % (
             topo['free_node'], topo.get('distance') or '?')
     out = ['%d nodes, %s socket(s), %d CPUs online, %s' % (
         len(nodes), topo.get('sockets', '?'), cpus, smt_s),

@@ -302,8 +302,7 @@ def header_lines(results: str, runs: Sequence[FullRun],
     hc = meta.get('host cpu', '')
     if where.startswith('host') and topo.get('cpu_model'):
         # the host itself: its model as the topology file has it
-        lines.append('CPU: %s%s' % (topo['cpu_model'], ', ' + hc.split(
-            ', ', 1)[1] if ', ' in hc else ''))
+        lines.append('CPU: %s' % topo['cpu_model'])
     elif hc:
         lines.append('host CPU: ' + hc)
     lines += ['topology: ' + x for x in F.topology_lines(topo)]
