@@ -415,8 +415,9 @@ def record(results: str) -> List[str]:
     out = ['slab parking: the full record of make run (summary.txt is the '
            'short one)']
     out += header_lines(results, runs, WIDTH)
-    out.append('modes (the cache\'s debugfs park switch): ' + ', '.join(
-        MODE_NAME.get(g, g) for g in gs))
+    out += textwrap.wrap('modes (the cache\'s debugfs park switch): ' +
+                         ', '.join(MODE_NAME.get(g, g) for g in gs), WIDTH,
+                         subsequent_indent='  ')
     out.append('')
     out += _const_lines(runs)
     for sc in scenarios(runs):

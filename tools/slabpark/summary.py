@@ -216,8 +216,8 @@ def conclusion(d: Data, rows: Sequence[Tuple[str, str]]) -> str:
             'the rest is within noise.' % (against, scale, '; '.join(found)))
 
 
-def _wrap(text: str) -> List[str]:
-    return textwrap.wrap(text, MAX_COLS, subsequent_indent='  ',
+def _wrap(text: str, indent: str = '  ') -> List[str]:
+    return textwrap.wrap(text, MAX_COLS, subsequent_indent=indent,
                          break_on_hyphens=False)
 
 
@@ -241,20 +241,21 @@ def summary_lines(results: str, runs: Sequence[REC.FullRun], d: Data
     the last scenarios"""
     head = header(results, runs, d)
     rows = list(d.rows)
-    drop = list(DROP_ORDER)
+    drop = [k for k in DROP_ORDER]
     while True:
         body: List[str] = []
         for sc in d.scenarios:
             body.append('')
             body += block_lines(d, sc, rows)
-        tail = [''] + _wrap(conclusion(d, rows))
+        tail = [''] + _wrap(conclusion(d, rows), '')
         if len(head) + len(body) + len(tail) <= MAX_LINES:
             break
-        while drop and drop[0] not in [k for _, k in rows]:
-            drop.pop(0)
+        keys = [k for _, k in rows]
+        drop = [k for k in drop if k in keys]
         if not drop or len(rows) <= 1:
             break
-        rows = [(lab, k) for lab, k in rows if k != drop.pop(0)]
+        gone = drop.pop(0)
+        rows = [(lab, k) for lab, k in rows if k != gone]
     if len(head) + len(body) + len(tail) > MAX_LINES:
         room = MAX_LINES - len(head) - len(tail) - 1
         shown = 0
