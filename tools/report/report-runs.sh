@@ -86,10 +86,12 @@ noise_floor() {
 			spread = 0
 			if (med > 0)
 				spread = 100 * (a[n] - a[1]) / med
-			printf "== noise floor (%s): the local placement, which parks nothing, gave\n", shape
-			printf "   %.2f-%.2f M ops/s over its %d runs (all modes), median %.2f M: a spread of %.0f%% of the\n",
-				a[1] / 1e6, a[n] / 1e6, n, med / 1e6, spread
-			printf "   median; ops/s differences smaller than that mean nothing here\n"
+			printf "== noise floor (%s):\n", shape
+			printf "   the local placement, which parks nothing, gave %.2f-%.2f M ops/s over its %d runs\n",
+				a[1] / 1e6, a[n] / 1e6, n
+			printf "   (all modes), median %.2f M: a spread of %.0f%% of the median; ops/s differences\n",
+				med / 1e6, spread
+			printf "   smaller than that mean nothing here\n"
 		}'
 }
 noise_floor | out

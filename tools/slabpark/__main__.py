@@ -3,7 +3,8 @@
 
 report DIR: prints the tables of a results directory of make run's
   experiments (BASE=1's alternating boots, WORKLOAD=, MIN_PARTIAL=1,
-  FLUSH=1) and writes them to DIR/report.txt, with summary-*.csv beside it.
+  FLUSH=1, the device kit's boots) and writes them to DIR/report.txt, with
+  summary-*.csv and summary.txt (as 'summary' writes it) beside it.
 record DIR [--where W --runs R]: prints the header, the configuration
   block and the per-placement tables of a module comparison (make run,
   make run HOST=1; tools/report/report-runs.sh puts them in report.txt);
@@ -64,6 +65,11 @@ def main(argv=None) -> int:
     sys.stdout.write(text)
     with open(os.path.join(args.results, 'report.txt'), 'w') as f:
         f.write(text)
+    try:
+        summary.write(args.results)
+    except (FileNotFoundError, KeyError, ValueError) as e:
+        print('%s: no summary.txt: %s' % (name, e), file=sys.stderr)
+        return 1
     return 0
 
 
