@@ -207,6 +207,10 @@ def conclusion(d: Data, rows: Sequence[Tuple[str, str]]) -> str:
     scale = '%d run%s per mode%s' % (
         d.nruns, '' if d.nruns == 1 else 's',
         ' of %d ms' % d.duration_ms if d.duration_ms else '')
+    if all(len(d.groups[sc]) < 2 for sc in d.scenarios):
+        return ('Conclusion: one mode only (%s), nothing to compare it with.'
+                % ', '.join(sorted({group_name(g) for sc in d.scenarios
+                                    for g in d.groups[sc]})))
     if not judged:
         return ('Conclusion: no noise floor with %s (a range needs 2 runs '
                 'or more): nothing is claimed.' % scale)
