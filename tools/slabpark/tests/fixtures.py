@@ -130,7 +130,7 @@ def synth(dst: str, ops: Dict[str, Sequence[float]],
             d = os.path.join(files, 'runs', p, 'park' + m)
             mi = int(m) if m.isdigit() else 0
             for r, o in enumerate(rounds, 1):
-                pk = park[m] if p != 'local' else 0
+                pk = park.get(m, 0) if p != 'local' else 0
                 write(os.path.join(d, '%d.results' % r),
                       results_text(p, r, o, 400 + r, 100 - 20 * mi + r))
                 extra = None
