@@ -149,7 +149,7 @@ datatop=${data#"$results"/}
 datatop=${datatop%%/*}
 written="report.txt"
 [ "$have_python" = 0 ] || written="summary.txt $written"
-written="$written <placement>.csv/.json summary.csv"
+written="$written *.csv *.json"
 [ ! -f "$results/parking.png" ] || written="$written parking.png"
 echo | out
 # relative to the checkout where it is in it (results/<date>-<time>)

@@ -254,12 +254,19 @@ def fmt_cell(key: str, s: Optional[Spread]) -> str:
                          fmt_value(key, s.hi))
 
 
-def verdict(ref: Optional[Spread], s: Optional[Spread]) -> str:
+def verdict(ref: Optional[Spread], s: Optional[Spread],
+            key: str = '') -> str:
     """'beyond noise', 'within noise', or 'noise unknown' (a single run,
-    or no value in the reference)"""
+    or no value in the reference).  Beyond: the ranges do not overlap
+    (stats.beyond_noise) and the medians differ as printed (fmt_value of
+    KEY): a difference below the precision shown (50.00% against 50.01%
+    of free_slowpath share) is not claimed"""
     if ref is None or s is None or ref.n < 2 or s.n < 2:
         return 'noise unknown'
-    return 'beyond noise' if beyond_noise(ref, s) else 'within noise'
+    if not beyond_noise(ref, s) or \
+            fmt_value(key, ref.med) == fmt_value(key, s.med):
+        return 'within noise'
+    return 'beyond noise'
 
 
 def plain(x: float) -> str:
@@ -375,7 +382,7 @@ def scenario_table(runs: Sequence[FullRun], sc: str) -> List[str]:
             rs = cells[gs.index(ref)]
             line = ('  ' + label)[:LABEL_W - 1].ljust(LABEL_W)
             for g, c in zip(gs, cells):
-                mark = '*' if g != ref and verdict(rs, c) == \
+                mark = '*' if g != ref and verdict(rs, c, key) == \
                     'beyond noise' else ' '
                 line += (fmt_cell(key, c) + mark).rjust(CELL_W)
             body.append(line.rstrip())

@@ -137,6 +137,11 @@ def fmt(key: str, s: Optional[Spread]) -> str:
     return REC.fmt_value(k, s.med)
 
 
+def _fkey(key: str) -> str:
+    """the key fmt_value formats KEY as (a workload's park ratio too)"""
+    return 'park_ratio' if key.endswith('park_ratio') else key
+
+
 def group_name(g: str) -> str:
     return REC.MODE_NAME.get(g, g)
 
@@ -161,7 +166,7 @@ def block_lines(d: Data, sc: str, rows: Sequence[Tuple[str, str]]
             line = ('  ' + lab).ljust(LABEL_W) + fmt(k, rs).rjust(REF_W)
             for g in chunk:
                 s = d.get(sc, g, k)
-                cell = '%s %s' % (fmt(k, s), REC.verdict(rs, s))
+                cell = '%s %s' % (fmt(k, s), REC.verdict(rs, s, _fkey(k)))
                 line += cell.rjust(CELL_W)
             out.append(line.rstrip())
     return out
@@ -181,7 +186,7 @@ def findings(d: Data, rows: Sequence[Tuple[str, str]]
             hits = []
             for g in gs[1:]:
                 s = d.get(sc, g, k)
-                v = REC.verdict(rs, s)
+                v = REC.verdict(rs, s, _fkey(k))
                 if v != 'noise unknown':
                     judged += 1
                 if v != 'beyond noise':
