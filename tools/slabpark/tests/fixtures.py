@@ -151,3 +151,39 @@ def synth(dst: str, ops: Dict[str, Sequence[float]],
                           '/0x860\n' % (600 - 100 * mi + r,
                                         500 - 200 * mi + r))
     return dst
+
+
+def trim(src: str, dst: str) -> None:
+    """a real results directory SRC made into a fixture DST: meta.txt,
+    report.txt, summary.txt, summary.csv, guest/files/topology and the
+    runs, each delta document cut to what the reports read (kernel,
+    type/before/after/delta/value of each metric of the cache, the
+    results); the per-CPU and per-node parts go.  Refresh tests/data/
+    with: PYTHONPATH=tools python3 -c 'from slabpark.tests import
+    fixtures; fixtures.trim("results/<date>-<time>",
+    "tools/slabpark/tests/data/guest-2x2")'"""
+    keep = ('type', 'before', 'after', 'delta', 'value')
+    for name in ('meta.txt', 'report.txt', 'summary.txt', 'summary.csv'):
+        if os.path.exists(os.path.join(src, name)):
+            os.makedirs(dst, exist_ok=True)
+            shutil.copy(os.path.join(src, name), os.path.join(dst, name))
+    for root, _, names in os.walk(os.path.join(src, 'guest', 'files')):
+        rel = os.path.relpath(root, src)
+        for n in names:
+            path = os.path.join(root, n)
+            out = os.path.join(dst, rel, n)
+            if n == 'topology' or n.endswith('.results') or \
+                    rel.endswith('lockstat'):
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                shutil.copy(path, out)
+            elif n.endswith('.json') and '/runs/' in path:
+                with open(path) as f:
+                    doc = json.load(f)
+                doc = {'slabstat': doc.get('slabstat'),
+                       'kernel': doc.get('kernel'),
+                       'caches': {c: {'metrics': {
+                           k: {x: m[x] for x in keep if x in m}
+                           for k, m in v.get('metrics', {}).items()}}
+                           for c, v in doc.get('caches', {}).items()},
+                       'results': doc.get('results', {})}
+                write(out, json.dumps(doc, sort_keys=True) + "\n")

@@ -50,9 +50,11 @@ def parse_summary(lines):
             label = line[:summary.LABEL_W].strip()
             rest = line[summary.LABEL_W:]
             ref = rest[:summary.REF_W].strip()
-            cells = [(ref, '')] + CELL.findall(rest[summary.REF_W:])
-            out.setdefault((sc, label), []).extend(
-                cells if (sc, label) not in out else cells[1:])
+            cells = CELL.findall(rest[summary.REF_W:])
+            if (sc, label) not in out:
+                # a second block of a placement repeats the reference
+                out[(sc, label)] = [(ref, '')]
+            out[(sc, label)].extend(cells)
         elif not line.strip():
             sc = None
     return out
