@@ -184,8 +184,9 @@ class SummarySynthTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_conclusion_beyond(self):
+        # park=1 apart from park=0; park=2 overlaps it with another median
         fixtures.synth(self.dir, {'0': [100e3, 105e3], '1': [150e3, 155e3],
-                                  '2': [101e3, 104e3]})
+                                  '2': [101e3, 112e3]})
         lines = summary.summary(self.dir)
         limits(self, lines, 'beyond')
         text = ' '.join(x.strip() for x in lines[lines.index(next(
@@ -198,12 +199,12 @@ class SummarySynthTest(unittest.TestCase):
         self.assertIn('the rest is within noise.', text)
         row = next(x for x in lines if x.startswith('  ops/s'))
         self.assertEqual(CELL.findall(row), [('152k', 'beyond noise'),
-                                             ('102k', 'within noise')])
+                                             ('106k', 'within noise')])
 
     def test_conclusion_within(self):
         # every mode the same: nothing beyond noise, the sentence says so
-        same = {'0': [100e3, 105e3], '1': [101e3, 104e3],
-                '2': [100e3, 103e3]}
+        same = {'0': [100e3, 105e3], '1': [101e3, 110e3],
+                '2': [96e3, 103e3]}
         fixtures.synth(self.dir, same, places=('cross',),
                        park={'0': 0, '1': 0, '2': 0})
         for m in '012':
