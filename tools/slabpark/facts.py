@@ -2,8 +2,9 @@
 """The facts of a run for the headers: what ran where.
 
 RESULTS/meta.txt holds them as 'key: value' lines, written when the run
-ends (write_meta) so that a later report of the same directory names the
-series and the commit that ran, not the checkout's at report time:
+ends (write_meta: the experiments once, make run and HOST=1 by
+tools/report/report-runs.sh), so that summary.txt, made from the
+directory, names the series and the commit that ran:
 
   series   the version of patches/0000-cover-letter.patch's subject
            ('RFC PATCH v2')
