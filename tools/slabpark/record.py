@@ -27,7 +27,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import facts as F
 from . import runs as R
-from .stats import Spread, beyond_noise, fmt_num
+from .stats import Spread, beyond_noise, fmt_num, noise_floor_pct
 
 CACHE = 'nfs_page_test'
 
@@ -254,17 +254,37 @@ def fmt_cell(key: str, s: Optional[Spread]) -> str:
                          fmt_value(key, s.hi))
 
 
+def ops_floor(runs: Sequence[FullRun]) -> Optional[float]:
+    """the noise floor of ops/s (report.txt's '== noise floor'): the
+    relative spread of the local placement's ops/s over all its runs and
+    modes (it parks nothing and runs the same code in every mode); in a
+    sheaf sweep the local runs at the smallest capacity; None without
+    local runs"""
+    local = sorted((s for s in {r.scenario for r in runs}
+                    if s == 'local' or s.startswith('local-sc')),
+                   key=scenario_key)
+    if not local:
+        return None
+    return noise_floor_pct(r.results['ops_per_sec'] for r in runs
+                           if r.scenario == local[0]
+                           and 'ops_per_sec' in r.results)
+
+
 def verdict(ref: Optional[Spread], s: Optional[Spread],
-            key: str = '') -> str:
+            key: str = '', floor: Optional[float] = None) -> str:
     """'beyond noise', 'within noise', or 'noise unknown' (a single run,
     or no value in the reference).  Beyond: the ranges do not overlap
-    (stats.beyond_noise) and the medians differ as printed (fmt_value of
-    KEY): a difference below the precision shown (50.00% against 50.01%
-    of free_slowpath share) is not claimed"""
+    (stats.beyond_noise), the medians differ as printed (fmt_value of
+    KEY: 50.00% against 50.01% of free_slowpath share is not claimed),
+    and for ops/s the medians differ by more than FLOOR percent (the
+    noise floor, ops_floor)"""
     if ref is None or s is None or ref.n < 2 or s.n < 2:
         return 'noise unknown'
     if not beyond_noise(ref, s) or \
             fmt_value(key, ref.med) == fmt_value(key, s.med):
+        return 'within noise'
+    if key == 'ops_per_sec' and floor is not None and ref.med and \
+            100.0 * abs(s.med - ref.med) / abs(ref.med) <= floor:
         return 'within noise'
     return 'beyond noise'
 
@@ -357,7 +377,8 @@ def _const_lines(runs: Sequence[FullRun]) -> List[str]:
     return out
 
 
-def scenario_table(runs: Sequence[FullRun], sc: str) -> List[str]:
+def scenario_table(runs: Sequence[FullRun], sc: str,
+                   floor: Optional[float] = None) -> List[str]:
     gs = groups(runs, sc)
     ref = reference(gs)
     sr = [r for r in runs if r.scenario == sc]
@@ -368,8 +389,11 @@ def scenario_table(runs: Sequence[FullRun], sc: str) -> List[str]:
         sc, ', '.join('%s %d runs' % (g, n[g]) for g in gs),
         ' of %s ms' % plain(next(iter(dur))) if len(dur) == 1 else '',
         ' (%d boots)' % len(boots) if boots else ''),
-        '   median min-max of the runs; * = range apart from %s\'s '
-        '(beyond noise)' % ref]
+        '   median min-max of the runs; * = beyond noise: range apart from '
+        '%s\'s' % ref]
+    if floor is not None:
+        lines.append('   (ops/s also by more than the noise floor, %.0f%%)'
+                     % floor)
     head = ''.ljust(LABEL_W) + ''.join(MODE_SHORT.get(g, g).rjust(CELL_W)
                                        for g in gs)
 
@@ -382,7 +406,7 @@ def scenario_table(runs: Sequence[FullRun], sc: str) -> List[str]:
             rs = cells[gs.index(ref)]
             line = ('  ' + label)[:LABEL_W - 1].ljust(LABEL_W)
             for g, c in zip(gs, cells):
-                mark = '*' if g != ref and verdict(rs, c, key) == \
+                mark = '*' if g != ref and verdict(rs, c, key, floor) == \
                     'beyond noise' else ' '
                 line += (fmt_cell(key, c) + mark).rjust(CELL_W)
             body.append(line.rstrip())
@@ -427,6 +451,7 @@ def record(results: str) -> List[str]:
                          subsequent_indent='  ')
     out.append('')
     out += _const_lines(runs)
+    floor = ops_floor(runs)
     for sc in scenarios(runs):
-        out += scenario_table(runs, sc)
+        out += scenario_table(runs, sc, floor)
     return out

@@ -56,6 +56,7 @@ class Data:
     get: Callable[[str, str, str], Optional[Spread]]
     nruns: int
     duration_ms: Optional[float]
+    floor: Optional[float] = None   # the noise floor of ops/s, percent
 
 
 def _ordered(gs: Sequence[str], ref: str) -> List[str]:
@@ -79,7 +80,8 @@ def module_data(runs: Sequence[REC.FullRun]) -> Data:
     n = min(sum(1 for r in runs if r.scenario == sc and r.group == g)
             for sc in scs for g in groups[sc])
     return Data('module', MODULE_ROWS, scs, groups, get, n,
-                next(iter(dur)) if len(dur) == 1 else None)
+                next(iter(dur)) if len(dur) == 1 else None,
+                REC.ops_floor(runs))
 
 
 def _generic_data(kind: str, runs: Sequence[R.Run],
@@ -166,7 +168,7 @@ def block_lines(d: Data, sc: str, rows: Sequence[Tuple[str, str]]
             line = ('  ' + lab).ljust(LABEL_W) + fmt(k, rs).rjust(REF_W)
             for g in chunk:
                 s = d.get(sc, g, k)
-                cell = '%s %s' % (fmt(k, s), REC.verdict(rs, s, _fkey(k)))
+                cell = '%s %s' % (fmt(k, s), REC.verdict(rs, s, _fkey(k), d.floor))
                 line += cell.rjust(CELL_W)
             out.append(line.rstrip())
     return out
@@ -186,7 +188,7 @@ def findings(d: Data, rows: Sequence[Tuple[str, str]]
             hits = []
             for g in gs[1:]:
                 s = d.get(sc, g, k)
-                v = REC.verdict(rs, s, _fkey(k))
+                v = REC.verdict(rs, s, _fkey(k), d.floor)
                 if v != 'noise unknown':
                     judged += 1
                 if v != 'beyond noise':
@@ -238,9 +240,12 @@ def header(results: str, runs: Sequence[REC.FullRun], d: Data) -> List[str]:
             d.nruns, ' x %d ms' % d.duration_ms if d.duration_ms else ''))
     ref = {d.groups[sc][0] for sc in d.scenarios}
     out += _wrap('noise: "beyond noise" = the min-max range of the runs '
-                 'is apart from %s\'s; "within" = the ranges overlap' %
-                 (group_name(next(iter(ref))) if len(ref) == 1
-                  else 'the first column'))
+                 'is apart from %s\'s%s; "within" otherwise' % (
+                     group_name(next(iter(ref))) if len(ref) == 1
+                     else 'the first column',
+                     ', for ops/s also by more than the noise floor %.0f%% '
+                     '(the spread of local\'s ops/s, all modes)' % d.floor
+                     if d.floor is not None else ''))
     return out
 
 

@@ -71,7 +71,8 @@ def parse_record(lines):
             continue
         if line.startswith('=='):
             sc = None
-        if sc and line.startswith('  ') and not line.startswith('  0 in'):
+        if sc and line.startswith('  ') and not line.startswith('   ') \
+                and not line.startswith('  0 in'):
             label = line[:record.LABEL_W].strip()
             rest = line[record.LABEL_W:]
             cells = [rest[i:i + record.CELL_W]
@@ -189,17 +190,18 @@ class SummarySynthTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_conclusion_beyond(self):
-        # park=1 apart from park=0; park=2 overlaps it with another median
+        # park=1 apart from park=0; park=2 overlaps it with another median;
+        # no local placement: no noise floor of ops/s
         fixtures.synth(self.dir, {'0': [100e3, 105e3], '1': [150e3, 155e3],
-                                  '2': [101e3, 112e3]})
+                                  '2': [101e3, 112e3]},
+                       places=('cross', 'balanced'))
         lines = summary.summary(self.dir)
         limits(self, lines, 'beyond')
         text = ' '.join(x.strip() for x in lines[lines.index(next(
             x for x in lines if x.startswith('Conclusion: '))):])
         self.assertIn('beyond noise are in cross: park ratio (park=1 40%, '
                       'park=2 100%), slabs at rest (park=1 0.80x, park=2 '
-                      '0.61x), ops/s (park=1 1.49x); in local: slabs at rest '
-                      '(park=1 0.80x, park=2 0.61x), ops/s (park=1 1.49x)',
+                      '0.61x), ops/s (park=1 1.49x); in balanced: park ratio',
                       text)
         self.assertIn('the rest is within noise.', text)
         row = next(x for x in lines if x.startswith('  ops/s'))
@@ -230,6 +232,23 @@ class SummarySynthTest(unittest.TestCase):
         self.assertEqual(text, 'Conclusion: nothing beyond noise at this '
                          'scale (2 runs per mode of 3000 ms).')
         self.assertNotIn('beyond noise ', ' '.join(cross[:7]))
+
+    def test_ops_noise_floor(self):
+        """ops/s apart by range, but by less than the local placement's
+        spread over its modes (the noise floor): within noise"""
+        fixtures.synth(self.dir, {'0': [100e3, 105e3], '1': [150e3, 155e3],
+                                  '2': [40e3, 45e3]})
+        lines = summary.summary(self.dir)
+        # local: 40k-155k over all modes, median 102.5k
+        self.assertIn('noise floor 112%', ' '.join(lines[:12]))
+        row = next(x for x in lines if x.startswith('  ops/s'))
+        self.assertEqual(CELL.findall(row), [('152k', 'within noise'),
+                                             ('42.5k', 'within noise')])
+        rec = parse_record(record.record(self.dir))
+        self.assertEqual(rec[('cross', 'ops_per_sec')], ['102k', '152k',
+                                                         '42.5k'])
+        self.assertNotIn('*', next(x for x in record.record(self.dir)
+                                   if x.startswith('  ops_per_sec')))
 
     def test_one_run_claims_nothing(self):
         fixtures.synth(self.dir, {'0': [100e3], '1': [150e3], '2': [160e3]})
