@@ -106,6 +106,12 @@ class SummaryRealTest(unittest.TestCase):
                          'always (park=2)'):
                 self.assertIn(name, head)
 
+    def test_as_the_run_wrote_it(self):
+        """summary.txt made again from the trimmed fixture is the one make
+        run printed (a change of the format refreshes tests/data/)"""
+        with open(os.path.join(self.dir, 'summary.txt')) as f:
+            self.assertEqual(summary.summary(self.dir), f.read().splitlines())
+
     def test_header(self):
         text = '\n'.join(summary.summary(self.dir))
         self.assertRegex(text, r'kernel 7\.3\.4\S*, series RFC PATCH v2, '
