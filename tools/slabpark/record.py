@@ -258,16 +258,20 @@ def ops_floor(runs: Sequence[FullRun]) -> Optional[float]:
     """the noise floor of ops/s (report.txt's '== noise floor'): the
     relative spread of the local placement's ops/s over all its runs and
     modes (it parks nothing and runs the same code in every mode); in a
-    sheaf sweep the local runs at the smallest capacity; None without
-    local runs"""
+    sheaf sweep the local runs at the smallest capacity; the base
+    kernel's runs of BASE=1 only where there are no others (it runs other
+    code); None without local runs"""
     local = sorted((s for s in {r.scenario for r in runs}
                     if s == 'local' or s.startswith('local-sc')),
                    key=scenario_key)
     if not local:
         return None
-    return noise_floor_pct(r.results['ops_per_sec'] for r in runs
-                           if r.scenario == local[0]
-                           and 'ops_per_sec' in r.results)
+    sr = [r for r in runs if r.scenario == local[0]
+          and 'ops_per_sec' in r.results]
+    # the patched kernel's modes; a base kernel (BASE=1) runs other code
+    if any(r.group != 'base' for r in sr):
+        sr = [r for r in sr if r.group != 'base']
+    return noise_floor_pct(r.results['ops_per_sec'] for r in sr)
 
 
 def verdict(ref: Optional[Spread], s: Optional[Spread],

@@ -339,6 +339,49 @@ class SummarySynthTest(unittest.TestCase):
         self.assertEqual(rows[('cross', 'free_lat_p99_ns')],
                          ['2.05k'] * 4)
 
+    def test_experiments(self):
+        """BASE=1's boots, WORKLOAD= and MIN_PARTIAL=1: within the limits,
+        against park=0, with a conclusion"""
+        from slabpark.tests.test_slabpark import module_run, write
+        base = os.path.join(self.dir, 'base')
+        for b in range(1, 4):
+            module_run(os.path.join(base, 'boot%02d-base' % (2 * b - 1),
+                                    'files'), 'local', 'base', 1, 1000 + b, 0)
+            for m, ops in (('0', 500), ('1', 700)):
+                module_run(os.path.join(base, 'boot%02d-patched' % (2 * b),
+                                        'files'), 'local', m, 1, ops + b, 0)
+        wl = os.path.join(self.dir, 'wl')
+        for t in (4, 8):
+            for m in '012':
+                for r in (1, 2):
+                    write(os.path.join(wl, 'guest', 'files', 'workloads',
+                                       'mmap1-t%d' % t, 'park' + m,
+                                       '%d.txt' % r),
+                          'after maple_node free_add_partial 100\n'
+                          'after maple_node park_slab %d\n'
+                          'result ops_per_sec %d\n' % (40 * int(m), 500 + r))
+        mp = os.path.join(self.dir, 'mp')
+        rows = ''.join('%d %s %d %d 2000000 400 200 %d 5 2 0 0 40\n' % (
+            r, m, d, 100 + r + 50 * int(m), 8 + d) for r in (1, 2)
+            for m, d in (('0', 5), ('0', 10), ('0', 20), ('0', 40), ('1', 5),
+                         ('2', 5)))
+        write(os.path.join(mp, 'guest', 'files', 'minpartial.txt'),
+              'round mode min_partial ops_per_sec allocs churn alloc_slab '
+              'peak rest rest_partial parked_max parked_sum '
+              'parked_samples\n' + rows)
+        want = {base: ('local', 'off (park=0)', 'base kernel', 'ops/s (base '
+                       '2.00x, park=1 1.40x)'),
+                wl: ('mmap1-t4', 'on contention (park=1)', 'always (park=2)',
+                     'maple park ratio (park=1 40%, park=2 80%)'),
+                mp: ('cross', 'park=0 mp=5', 'park=0 mp=40',
+                     'ops/s (park=1 mp=5 1.49x, park=2 mp=5 1.99x)')}
+        for d, words in want.items():
+            lines = summary.summary(d)
+            limits(self, lines, d)
+            text = ' '.join(lines)
+            for w in words:
+                self.assertIn(w, text)
+
     def test_no_data(self):
         with self.assertRaises(FileNotFoundError):
             summary.summary(self.dir)
