@@ -234,10 +234,16 @@ compare_pid=
 [ -d "$data/runs" ] || sp_die "the comparison left no run data in $data"
 
 tools/report/report-runs.sh "$results" "$data" "$shape"
-if [ -f "$data/topology" ]; then
-	{ echo; echo "== topology ($data/topology)"; cat "$data/topology"; } | tee -a "$results/report.txt"
+if command -v python3 >/dev/null 2>&1; then
+	# summary.txt, printed; report.txt is the full record
+	PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark summary "$results"
+else
+	cat "$results/report.txt"
+	echo "(no python3 here: no summary.txt; report.txt has slabstat's tables)"
 fi
 # results owned by who ran sudo, not root
 if [ -n "${SUDO_UID:-}" ] && [ -n "${SUDO_GID:-}" ]; then
 	chown -R "$SUDO_UID:$SUDO_GID" "$results" 2>/dev/null || true
 fi
+# the last line: where the results are, the files written
+tail -n 1 "$results/report.txt"

@@ -175,4 +175,10 @@ GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} tools/vm/run-guest.sh --kernel "$bdir" \
 [ -d "$results/guest/files/runs" ] || sp_die "the guest returned no run data ($results/guest)"
 
 export RUNS DURATION_MS PLACEMENTS LOCKSTAT MEASURE SWEEP
-tools/report/report-runs.sh "$results" "$results/guest/files" "$NODES nodes x $CPUS_PER_NODE vCPUs, TCG"
+tools/report/report-runs.sh "$results" "$results/guest/files" "TCG guest, $NODES nodes x $CPUS_PER_NODE vCPUs"
+# summary.txt, printed; report.txt is the full record; the last line names
+# the files written
+echo
+PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark summary "$results"
+echo
+tail -n 1 "$results/report.txt"

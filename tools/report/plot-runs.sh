@@ -14,17 +14,27 @@
 # Values come from summary.csv (per run) and the <placement>.csv tables of
 # slabstat compare (median, min, max per mode).
 #
-# Usage: tools/report/plot-runs.sh RESULTS_DIR
+# Usage: tools/report/plot-runs.sh RESULTS_DIR [WHERE]
+#   WHERE  where it ran, for the title: "TCG guest, 2 nodes x 2 vCPUs", or
+#          on HOST=1 the host's CPU model and shape (tools/report/report-runs.sh)
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
 . "$(dirname "$0")/../lib.sh"
-if [ $# -ne 1 ] || [ ! -f "$1/summary.csv" ]; then
-	echo "usage: $0 RESULTS_DIR (with summary.csv from tools/report/summarize-runs.sh)" >&2
+if [ $# -lt 1 ] || [ $# -gt 2 ] || [ ! -f "$1/summary.csv" ]; then
+	echo "usage: $0 RESULTS_DIR [WHERE] (with summary.csv from tools/report/summarize-runs.sh)" >&2
 	exit 2
 fi
 command -v gnuplot >/dev/null || { echo "plot-runs: gnuplot is missing (apt-get install gnuplot-nox)" >&2; exit 1; }
 dir=$1
+where=${2:-}
+# a TCG guest's numbers compare modes; a host's are absolute too
+title="slab parking${where:+ on $where}, same boot: median of the runs, bars = min-max"
+case "$where" in
+*TCG*) title="$title (TCG: compare modes, not absolute numbers)" ;;
+esac
+# gnuplot's single-quoted string: a quote doubled
+title=${title//\'/\'\'}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -112,7 +122,7 @@ panel() {
 cat >"$work/plot.gp" <<GP
 set terminal png size 1400,1000 noenhanced
 set output '$dir/parking.png'
-set multiplot layout 2,2 title 'slab parking, same boot: median of the runs, bars = min-max (TCG guest: compare modes, not absolute numbers)'
+set multiplot layout 2,2 title '$title'
 set style data histogram
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.7 border -1

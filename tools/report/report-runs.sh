@@ -2,23 +2,30 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The report of 'make run' (in the guest) and 'make run HOST=1' (on the
-# host), from what tools/guest/guest-compare.sh wrote: report.txt (the noise
-# floor, then per placement the slabstat compare table of the modes), the
-# <placement>.csv/.json tables, summary.csv and the tables of
-# tools/report/summarize-runs.sh, the sheaf sweep's, lock_stat's and the
-# measurement kernel's tables when they were asked for, and parking.png
-# when gnuplot is installed.
+# host), from what tools/guest/guest-compare.sh wrote: report.txt, the full
+# record (the header with kernel, series, commit, CPU and topology, one
+# configuration block, per placement every counter, gauge, derived row,
+# result and latency bound of the modes: python3 -m slabpark record; then
+# the noise floor, the tables of tools/report/summarize-runs.sh, the sheaf
+# sweep's, lock_stat's and the measurement kernel's tables when they were
+# asked for), the <placement>.csv/.json tables (slabstat compare),
+# summary.csv, and parking.png when gnuplot is installed.  The caller
+# writes summary.txt (python3 -m slabpark summary) and prints it.
+# Without python3 (make run HOST=1 in make check's busybox guest) the
+# placement tables are slabstat compare's.
 #
 # Usage: tools/report/report-runs.sh RESULTS_DIR DATA_DIR SHAPE
 #   RESULTS_DIR   where the report goes (report.txt, *.csv, *.json, parking.png)
 #   DATA_DIR      what compare.sh wrote: runs/<placement>/park<mode>/<round>.{json,results}
 #                 and, with LOCKSTAT=1, lockstat/ (make run: RESULTS_DIR/guest/files;
 #                 HOST=1: RESULTS_DIR/host)
-#   SHAPE         the machine, for the headers ("2 nodes x 2 vCPUs, TCG")
+#   SHAPE         where it ran, for the headers and the plot's title
+#                 ("TCG guest, 2 nodes x 2 vCPUs"; "host, 2 nodes x 8 CPUs, ...")
 #
 # Environment: the knobs of the run as tools/run.sh resolved them: RUNS,
 # DURATION_MS, PLACEMENTS, LOCKSTAT, MEASURE, SWEEP; SLABSTAT, a slabstat binary
 # (default: tools/slabstat/slabstat, built here).
+# The last line of report.txt is "results: DIR (the files written)".
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -41,7 +48,23 @@ fi
 
 report=$results/report.txt
 : >"$report"
-out() { tee -a "$report"; }
+out() { cat >>"$report"; }
+have_python=0
+command -v python3 >/dev/null 2>&1 && have_python=1
+slabpark() { PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark "$@"; }
+
+# the header, the configuration block and the placement tables; meta.txt
+# records the series and the commit that ran, and where: a TCG guest, or
+# this host
+case "$shape" in
+*TCG*) where=$shape ;;
+*) where="host, $shape" ;;
+esac
+if [ "$have_python" = 1 ]; then
+	slabpark record "$results" --where "$where" \
+		--runs "$RUNS x $DURATION_MS ms per placement and mode; PLACEMENTS=\"$PLACEMENTS\"${SWEEP:+ SWEEP=$SWEEP}" | out
+	echo | out
+fi
 
 # The noise floor first: the local placement parks nothing and runs the
 # same code in every mode, so the spread of its ops/s over all its runs
@@ -63,10 +86,12 @@ noise_floor() {
 			spread = 0
 			if (med > 0)
 				spread = 100 * (a[n] - a[1]) / med
-			printf "== noise floor (%s): the local placement, which parks nothing, gave\n", shape
-			printf "   %.2f-%.2f M ops/s over its %d runs (all modes), median %.2f M: a spread of %.0f%% of the\n",
-				a[1] / 1e6, a[n] / 1e6, n, med / 1e6, spread
-			printf "   median; ops/s differences smaller than that mean nothing here\n"
+			printf "== noise floor (%s):\n", shape
+			printf "   the local placement, which parks nothing, gave %.2f-%.2f M ops/s over its %d runs\n",
+				a[1] / 1e6, a[n] / 1e6, n
+			printf "   (all modes), median %.2f M: a spread of %.0f%% of the median; ops/s differences\n",
+				med / 1e6, spread
+			printf "   smaller than that mean nothing here\n"
 		}'
 }
 noise_floor | out
@@ -84,13 +109,15 @@ for p in $groupdirs; do
 		labels+=("${kv#*=}")
 	done
 	labels_csv=$(IFS=,; echo "${labels[*]}")
-	{
-		echo
-		echo "== placement: $p ($RUNS runs each of ${DURATION_MS} ms; $shape)"
-		[ "$labels_csv" = base ] &&
-			echo "   (this kernel has no parking switch: base numbers only)"
-		"$slabstat" compare --labels "$labels_csv" "${groups[@]}"
-	} | out
+	if [ "$have_python" = 0 ]; then
+		{
+			echo
+			echo "== placement: $p ($RUNS runs each of ${DURATION_MS} ms; $shape)"
+			[ "$labels_csv" = base ] &&
+				echo "   (this kernel has no parking switch: base numbers only)"
+			"$slabstat" compare --labels "$labels_csv" "${groups[@]}"
+		} | out
+	fi
 	"$slabstat" compare --csv --labels "$labels_csv" "${groups[@]}" >"$results/$p.csv"
 	"$slabstat" compare --json --labels "$labels_csv" "${groups[@]}" >"$results/$p.json"
 done
@@ -101,11 +128,29 @@ tools/report/summarize-runs.sh "$runsdir" "$results" | out
 if [ "$LOCKSTAT" = 1 ]; then
 	tools/report/summarize-lockstat.sh "$data/lockstat" | out
 fi
+rm -f "$results/parking.png"
 if command -v gnuplot >/dev/null 2>&1; then
-	tools/report/plot-runs.sh "$results" && echo "plot: $results/parking.png" | out
+	# the title: where it ran, the host's CPU model on HOST=1
+	title=$where
+	case "$where" in
+	host,*)
+		cpu=$(sed -n 's/^cpu_model=//p' "$data/topology" 2>/dev/null | head -n 1)
+		title="${cpu:-host}, $shape"
+		;;
+	esac
+	tools/report/plot-runs.sh "$results" "$title" && echo "plot: $results/parking.png" | out
+fi
+if [ -f "$data/topology" ]; then
+	# the facts of guest-lib.sh's topo_write, long lists folded
+	{ echo; echo "== topology ($data/topology)"; fold -s -w 100 "$data/topology"; } | out
 fi
 # the directory of RESULTS_DIR that holds the raw data
 datatop=${data#"$results"/}
 datatop=${datatop%%/*}
+written="report.txt"
+[ "$have_python" = 0 ] || written="summary.txt $written"
+written="$written *.csv *.json"
+[ ! -f "$results/parking.png" ] || written="$written parking.png"
 echo | out
-echo "results: $results (report.txt, <placement>.csv/.json, summary.csv, parking.png, $datatop/)" | out
+# relative to the checkout where it is in it (results/<date>-<time>)
+echo "results: ${results#"$SLABPARK_TOP"/}: $written $datatop/" | out

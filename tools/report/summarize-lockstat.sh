@@ -63,23 +63,33 @@ class_row() {
 			v["waittime_total_us"] + 0, v["waittime_avg_us"] + 0, v["waittime_max_us"] + 0 }' "$4"
 }
 
+# the class table in two parts of <= 100 columns: the counts, then the
+# wait times
+class_table() {
+	each_run class_row | awk -v part="$1" -v park_modes="$SP_PARK_MODES" "$STATS"'
+		{ k = $1 " " $2; keys[k] = 1; n[k]++
+		  for (i = 3; i <= 7; i++) val[k, i] = val[k, i] " " $i
+		  share[k] = share[k] " " ($4 > 0 ? 100 * $3 / $4 : 0) }
+		END {
+			for (k in keys) {
+				split(k, pm, " ")
+				printf "%s %s\t%-9s %-6s %4d  ", pm[1], pm[2], pm[1], mode_name(pm[2]), n[k]
+				if (part == 1)
+					printf "%-22s %-28s %s\n", fmt(val[k, 3], n[k], 0),
+						fmt(val[k, 4], n[k], 0), fmt(share[k], n[k], 2) "%"
+				else
+					printf "%-26s %-22s %s\n", fmt(val[k, 5], n[k], 0),
+						fmt(val[k, 6], n[k], 1), fmt(val[k, 7], n[k], 0)
+			}
+		}' | sorted_rows -k1,1V -k2,2n
+}
+
 echo
 echo "== &n->list_lock (CONFIG_LOCK_STAT; all caches' list_locks): median (min-max) of the runs"
-each_run class_row | awk -v park_modes="$SP_PARK_MODES" "$STATS"'
-	{ k = $1 " " $2; keys[k] = 1; n[k]++
-	  for (i = 3; i <= 7; i++) val[k, i] = val[k, i] " " $i
-	  share[k] = share[k] " " ($4 > 0 ? 100 * $3 / $4 : 0) }
-	END {
-		for (k in keys) {
-			split(k, pm, " ")
-			printf "%s %s\t%-9s %-6s %4d  %-20s %-26s %-22s %-26s %-22s %s\n",
-				pm[1], pm[2], pm[1], mode_name(pm[2]), n[k],
-				fmt(val[k, 3], n[k], 0), fmt(val[k, 4], n[k], 0),
-				fmt(share[k], n[k], 2) "%", fmt(val[k, 5], n[k], 0),
-				fmt(val[k, 6], n[k], 1), fmt(val[k, 7], n[k], 0)
-		}
-	}' | sorted_rows -k1,1V -k2,2n | sed '1i\
-placement park   runs  contentions          acquisitions               contended %            wait total us              avg us                 max us'
+echo "placement park   runs  contentions            acquisitions                 contended %"
+class_table 1
+echo "placement park   runs  wait total us              avg us                 max us"
+class_table 2
 
 # Where the waits were: lockdep's call sites of the class (the first four
 # distinct sites per run, see tools/report/lockstat-report.sh), summed per
@@ -146,30 +156,39 @@ echo "   'beyond spread' when the interquartile ranges of the mode and of park=0
 echo "   do not overlap, 'within spread' when they do (the runs do not separate"
 echo "   them); lockdep records the first 4 call sites a run, so a run whose"
 echo "   first sites are elsewhere counts 0 waits in __slab_free()"
-each_run wait_row | awk -v park_modes="$SP_PARK_MODES" "$STATS"'
-	{ k = $1 " " $2; keys[k] = 1; n[k]++
-	  pk[k] = pk[k] " " $3; w[k] = w[k] " " $4; c[k] = c[k] " " $5 }
-	function verdict(a, na, b, nb) {
-		if (q(a, na, 0.75) < q(b, nb, 0.25) || q(b, nb, 0.75) < q(a, na, 0.25))
-			return "beyond spread"
-		return "within spread"
-	}
-	function cmp(s, ns, z, nz,   d) {
-		if (nz == 0)
-			return "-"
-		d = rnd(q(z, nz, 0.5)) - rnd(q(s, ns, 0.5))
-		return sprintf("%.0f %s, %s", d < 0 ? -d : d, d < 0 ? "more" : "fewer",
-			       verdict(s, ns, z, nz))
-	}
-	END {
-		for (k in keys) {
-			split(k, pm, " ")
-			z = pm[1] " 0"
-			wc = (pm[2] == 0) ? "-" : cmp(w[k], n[k], w[z], n[z])
-			cc = (pm[2] == 0) ? "-" : cmp(c[k], n[k], c[z], n[z])
-			printf "%s %s\t%-9s %-6s %4d  %-20s %-20s %-28s %-20s %s\n", pm[1], pm[2],
-				pm[1], mode_name(pm[2]), n[k], fmt(pk[k], n[k], 0),
-				fmt(w[k], n[k], 0), wc, fmt(c[k], n[k], 0), cc
+# two parts of <= 100 columns: the parks and the waits in __slab_free(),
+# then all contentions
+wait_table() {
+	each_run wait_row | awk -v part="$1" -v park_modes="$SP_PARK_MODES" "$STATS"'
+		{ k = $1 " " $2; keys[k] = 1; n[k]++
+		  pk[k] = pk[k] " " $3; w[k] = w[k] " " $4; c[k] = c[k] " " $5 }
+		function verdict(a, na, b, nb) {
+			if (q(a, na, 0.75) < q(b, nb, 0.25) || q(b, nb, 0.75) < q(a, na, 0.25))
+				return "beyond spread"
+			return "within spread"
 		}
-	}' | sorted_rows -k1,1V -k2,2n | sed '1i\
-placement park   runs  parks                waits __slab_free    vs park=0                    contentions          vs park=0'
+		function cmp(s, ns, z, nz,   d) {
+			if (nz == 0)
+				return "-"
+			d = rnd(q(z, nz, 0.5)) - rnd(q(s, ns, 0.5))
+			return sprintf("%.0f %s, %s", d < 0 ? -d : d, d < 0 ? "more" : "fewer",
+				       verdict(s, ns, z, nz))
+		}
+		END {
+			for (k in keys) {
+				split(k, pm, " ")
+				z = pm[1] " 0"
+				printf "%s %s\t%-9s %-6s %4d  ", pm[1], pm[2], pm[1], mode_name(pm[2]), n[k]
+				if (part == 1)
+					printf "%-20s %-20s %s\n", fmt(pk[k], n[k], 0), fmt(w[k], n[k], 0),
+						(pm[2] == 0) ? "-" : cmp(w[k], n[k], w[z], n[z])
+				else
+					printf "%-20s %s\n", fmt(c[k], n[k], 0),
+						(pm[2] == 0) ? "-" : cmp(c[k], n[k], c[z], n[z])
+			}
+		}' | sorted_rows -k1,1V -k2,2n
+}
+echo "placement park   runs  parks                waits __slab_free    vs park=0"
+wait_table 1
+echo "placement park   runs  contentions          vs park=0"
+wait_table 2

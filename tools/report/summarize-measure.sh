@@ -102,29 +102,35 @@ awk -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 			print ""
 		}
 
-		header("== refill scan length: walks of the partial list, partial slabs visited per walk and listed when it")
-		print "   started, by get_partial_node_bulk() (bulk: sheaf refills) and get_from_partial_node() (one);"
-		print "   median (min-max) of the runs"
-		printf "%-10s %-9s %20s %18s %18s %20s %18s %18s\n", "placement", "park", "walks (bulk)", "visited/walk", "listed/walk",
-			"walks (one)", "visited/walk", "listed/walk"
-		for (j = 1; j <= np; j++) for (i = 1; i <= nm; i++) {
-			p = pl[j]
-			k = p SUBSEP order[i]
-			if (!(order[i] in present)) continue
-			printf "%-10s %-9s %20s %18s %18s %20s %18s %18s\n", p, names[order[i]], fmt(nsb[k], 0, 0),
-				fmt(sb[k], 0, 2), fmt(lb[k], 0, 2), fmt(nso[k], 0, 0), fmt(so[k], 0, 2), fmt(lo[k], 0, 2)
+		header("== refill scan length: walks of the partial list, partial slabs visited per walk and listed")
+		print "   when it started, median (min-max) of the runs: by get_partial_node_bulk() (bulk: sheaf"
+		print "   refills), then by get_from_partial_node() (one)"
+		for (w = 1; w <= 2; w++) {
+			printf "%-10s %-9s %22s %18s %18s\n", "placement", "park", w == 1 ? "walks (bulk)" : "walks (one)",
+				"visited/walk", "listed/walk"
+			for (j = 1; j <= np; j++) for (i = 1; i <= nm; i++) {
+				p = pl[j]
+				k = p SUBSEP order[i]
+				if (!(order[i] in present)) continue
+				if (w == 1)
+					printf "%-10s %-9s %22s %18s %18s\n", p, names[order[i]], fmt(nsb[k], 0, 0),
+						fmt(sb[k], 0, 2), fmt(lb[k], 0, 2)
+				else
+					printf "%-10s %-9s %22s %18s %18s\n", p, names[order[i]], fmt(nso[k], 0, 0),
+						fmt(so[k], 0, 2), fmt(lo[k], 0, 2)
+			}
 		}
 
-		header("== list_lock in __slab_free() by transition: acquisitions / of them waited, median (min-max) of the runs")
-		printf "%-10s %-9s", "placement", "park"
-		for (t = 1; t <= nt; t++) printf " %30s", tlabel[t]
-		print ""
-		for (j = 1; j <= np; j++) for (i = 1; i <= nm; i++) {
-			p = pl[j]
-			k = p SUBSEP order[i]
-			if (!(order[i] in present)) continue
-			printf "%-10s %-9s", p, names[order[i]]
-			for (t = 1; t <= nt; t++) printf " %30s", fmt(lk[k, t], 0, 0) " / " fmt(wt[k, t], 0, 0)
-			print ""
+		header("== list_lock in __slab_free() by transition: acquisitions, and of them those that waited,")
+		print "   median (min-max) of the runs, a table per transition"
+		for (t = 1; t <= nt; t++) {
+			print "-- " tlabel[t]
+			printf "%-10s %-9s %-27s %s\n", "placement", "park", "acquisitions", "waited"
+			for (j = 1; j <= np; j++) for (i = 1; i <= nm; i++) {
+				p = pl[j]
+				k = p SUBSEP order[i]
+				if (!(order[i] in present)) continue
+				printf "%-10s %-9s %-27s %s\n", p, names[order[i]], fmt(lk[k, t], 0, 0), fmt(wt[k, t], 0, 0)
+			}
 		}
 	}' <<<"$data"

@@ -53,6 +53,10 @@ awk -F, -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 		if ($col["slab_churn"] != "" && $col["allocs"] > 0)
 			cpm[k] = cpm[k] " " $col["slab_churn"] * 1e6 / $col["allocs"]
 	}
+	# modecol(m): the column of park mode m, "park=1 on"; "base" for a base kernel
+	function modecol(m) {
+		return (m ~ /^[0-9]+$/) ? "park=" m " " names[m] : names[m]
+	}
 	# footprint_row(PLACE, LABEL, WHAT, VALUES): one row of the footprint
 	# table, for PLACE, labelled LABEL (the placement on its first row)
 	function footprint_row(p, label, what, v,   i) {
@@ -65,13 +69,13 @@ awk -F, -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 		print ""
 		print "== placements at equal threads per CPU (median ops/s of the runs; threads_per_cpu shown)"
 		printf "%-10s %8s", "placement", "thr/cpu"
-		for (i = 1; i <= nm; i++) if (order[i] in present) printf " %14s", names[order[i]]
+		for (i = 1; i <= nm; i++) if (order[i] in present) printf " %15s", modecol(order[i])
 		print ""
 		for (p in places) {
 			printf "%-10s %8s", p, tpc[p]
 			for (i = 1; i <= nm; i++) if (order[i] in present) {
 				m[p, order[i]] = q(ops[p SUBSEP order[i]], 0, 0.5)
-				printf " %14.0f", m[p, order[i]]
+				printf " %15.0f", m[p, order[i]]
 			}
 			print ""
 		}
@@ -79,18 +83,18 @@ awk -F, -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'
 			printf "%-19s", "cross/local ratio"
 			for (i = 1; i <= nm; i++) if (order[i] in present) {
 				l = m["local", order[i]]
-				printf " %14s", (l > 0) ? sprintf("%.3f", m["cross", order[i]] / l) : "n/a"
+				printf " %15s", (l > 0) ? sprintf("%.3f", m["cross", order[i]] / l) : "n/a"
 			}
 			print ""
 		}
 		print ""
 		print "== footprint, median (min-max) of the runs: slabs of the cache after the shrink before a run"
 		print "   (the baseline), at the peak of the run (sampled every 0.1 s) and at rest 1 s after it (no"
-		print "   shrink), partial slabs at rest, and the slab"
-		print "   churn of the run (alloc_slab + free_slab up to rest; n/a without CONFIG_SLUB_STATS), also"
-		print "   per million objects allocated (runs have a fixed length, not a fixed number of operations)"
+		print "   shrink), partial slabs at rest, and the slab churn of the run (alloc_slab + free_slab up"
+		print "   to rest; n/a without CONFIG_SLUB_STATS), also per million objects allocated (runs have a"
+		print "   fixed length, not a fixed number of operations)"
 		printf "%-10s %-13s", "placement", ""
-		for (i = 1; i <= nm; i++) if (order[i] in present) printf " %22s", names[order[i]]
+		for (i = 1; i <= nm; i++) if (order[i] in present) printf " %22s", modecol(order[i])
 		print ""
 		for (p in places) {
 			footprint_row(p, p, "shrunk slabs", sh)

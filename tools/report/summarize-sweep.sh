@@ -19,14 +19,13 @@ if [ $# -ne 1 ] || [ ! -f "$1/summary.csv" ]; then
 fi
 dir=$1
 
-echo
-echo "== sheaf capacity sweep: median (min-max) of the runs; remote frees bypass the"
-echo "   sheaves, so the cross rows should not move with the capacity"
-{
+# sweep_table PART: the rows of the sweep from the <placement>-sc<C>.csv
+# tables; part 1 the shares and ops/s, part 2 the counts (<= 100 columns each)
+sweep_table() {
 	for csv in "$dir"/*-sc*.csv; do
 		[ -f "$csv" ] || continue
 		g=$(basename "$csv" .csv)
-		awk -F, -v g="$g" '
+		awk -F, -v g="$g" -v part="$1" '
 			NR == 1 {
 				for (i = 1; i <= NF; i++) idx[$i] = i
 				for (i = 2; i <= NF && $i != "kind"; i++) lab[++nl] = $i
@@ -43,15 +42,26 @@ echo "   sheaves, so the cross rows should not move with the capacity"
 			}
 			END {
 				split(g, pc, "-sc")
-				for (k = 1; k <= nl; k++)
-					printf "%s %08d %d\t%-6s %5s  %-7s %-24s %-28s %-22s %-24s %s\n", pc[1], pc[2], k,
-						pc[1], pc[2], lab[k], cell("free_slowpath_ratio", lab[k], 1),
-						cell("free_add_partial", lab[k], 0), cell("page_churn", lab[k], 0),
-						cell("park_ratio", lab[k], 2), cell("ops_per_sec", lab[k], 0)
+				for (k = 1; k <= nl; k++) {
+					printf "%s %08d %d\t%-6s %5s  %-7s ", pc[1], pc[2], k, pc[1], pc[2], lab[k]
+					if (part == 1)
+						printf "%-22s %-22s %s\n", cell("free_slowpath_ratio", lab[k], 1),
+							cell("park_ratio", lab[k], 2), cell("ops_per_sec", lab[k], 0)
+					else
+						printf "%-28s %s\n", cell("free_add_partial", lab[k], 0),
+							cell("page_churn", lab[k], 0)
+				}
 			}' "$csv"
-	done
-} | LC_ALL=C sort -k1,1 -k2,2 -k3,3n | cut -f2- | sed '1i\
-place  sheaf  park     free slowpath %           free_add_partial             page churn             park_slab/free_add_p %   ops/s'
+	done | LC_ALL=C sort -k1,1 -k2,2 -k3,3n | cut -f2-
+}
+
+echo
+echo "== sheaf capacity sweep: median (min-max) of the runs; remote frees bypass the"
+echo "   sheaves, so the cross rows should not move with the capacity"
+echo "place  sheaf  park    free slowpath %        park_slab/free_add_p % ops/s"
+sweep_table 1
+echo "place  sheaf  park    free_add_partial             page churn (alloc_slab + free_slab)"
+sweep_table 2
 
 echo
 echo "   footprint: slabs at the peak / at rest, median (min-max)"

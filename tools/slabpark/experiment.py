@@ -10,14 +10,13 @@ RESULTS/boot<NN>-<kernel>/ (console.log, files/); otherwise one boot into RESULT
 """
 
 import os
-import platform
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from typing import Dict, List
 
-from . import report
+from . import facts, report, summary
 
 # objects a burst frees: above 12 sheaves (2 per CPU + the barn's 10 full)
 # of the default capacity of nfs_page_test (60) up to 4x it
@@ -127,36 +126,21 @@ def build(kernel: str, cfg: Config) -> str:
     return _out(cmd).splitlines()[-1]
 
 
-def meta(cfg: Config, builds: Dict[str, str]) -> List[str]:
-    commit = _out(['git', 'describe', '--always', '--dirty'])
-    with open(os.path.join(TOP, 'patches', 'series')) as f:
-        npatches = sum(1 for line in f if line.strip())
-    cpu = ''
-    try:
-        with open('/proc/cpuinfo') as f:
-            cpu = next((line.split(':', 1)[1].strip() for line in f
-                        if line.startswith('model name')), '')
-    except OSError:
-        pass
+def meta(cfg: Config, builds: Dict[str, str]) -> Dict[str, str]:
+    """the facts beyond slabpark.facts' own: what ran, the kernels"""
     what = ('WORKLOAD=%s TASKS="%s"' % (cfg.workload, cfg.tasks)
             if cfg.workload else 'MIN_PARTIAL=1' if cfg.min_partial
             else 'FLUSH=1 (local, free_burst=1 inflight=%d, sheaf sweep)'
             % FLUSH_INFLIGHT if cfg.flush
             else 'module PLACEMENTS="%s"' % cfg.placements)
-    lines = ['date: %s' % time.strftime('%Y-%m-%d %H:%M:%S UTC',
-                                         time.gmtime()),
-             'project: %s (patches/: %d patches)' % (commit, npatches),
-             'guest: %d nodes x %d vCPUs, TCG, host %s (%d CPUs)' % (
-                 cfg.nodes, cfg.cpus_per_node, cpu or platform.machine(),
-                 os.cpu_count() or 0),
-             'runs: %s, %d rounds x %d ms%s' % (
-                 what, cfg.runs, cfg.duration_ms,
-                 ', %d boots of each kernel alternating' % cfg.boots
-                 if cfg.base else ''),
-             'lock_stat: %s' % ('yes' if cfg.lockstat else 'no')]
+    out = {'runs': '%d rounds x %d ms, %s%s' % (
+        cfg.runs, cfg.duration_ms, what,
+        ', %d boots of each kernel alternating' % cfg.boots
+        if cfg.base else ''),
+        'lock_stat': 'yes' if cfg.lockstat else 'no'}
     for k, b in builds.items():
-        lines.append('kernel %s: %s' % (k, os.path.basename(b)))
-    return lines
+        out['kernel %s' % k] = os.path.basename(b)
+    return out
 
 
 def run_guest(cfg: Config, bdir: str, stage: str, extra: List[str],
@@ -187,8 +171,9 @@ def main() -> int:
     if cfg.workload == 'mmapaddr':
         sng = _out([os.path.join(TOP, 'tools/vm/stage-stress-ng.sh')])
         extra = ['--stage', sng.splitlines()[-1] + ':stress-ng']
-    with open(os.path.join(results, 'meta.txt'), 'w') as f:
-        f.write('\n'.join(meta(cfg, builds)) + '\n')
+    m = meta(cfg, builds)
+    facts.write_meta(results, 'TCG guest, %d nodes x %d vCPUs' % (
+        cfg.nodes, cfg.cpus_per_node), m.pop('runs'), m)
     if cfg.base:
         boots = [(b, k) for b in range(cfg.boots) for k in cfg.kernels()]
         outs = [os.path.join(results, 'boot%02d-%s' % (i + 1, k))
@@ -209,12 +194,14 @@ def main() -> int:
             return 1
     try:
         text = '\n'.join(report.report(results)) + '\n'
+        with open(os.path.join(results, 'report.txt'), 'w') as f:
+            f.write(text)
+        short = summary.write(results)
     except (FileNotFoundError, KeyError, ValueError) as e:
         print('make run: no report: %s' % e, file=sys.stderr)
         return 1
-    sys.stdout.write('\n' + text)
-    with open(os.path.join(results, 'summary.txt'), 'w') as f:
-        f.write(text)
-    print('results: %s (summary.txt, summary-*.csv, meta.txt, the boots\' '
-          'guest/ directories)' % results)
+    # summary.txt on the terminal, report.txt the full record
+    sys.stdout.write('\n' + short + '\n')
+    print('results: %s (summary.txt, report.txt, summary-*.csv, meta.txt, '
+          'the boots\' guest/ directories)' % results)
     return 0

@@ -77,3 +77,11 @@ def fmt_spread(s: Optional[Spread]) -> str:
     if s.lo == s.hi:
         return fmt_num(s.med)
     return '%s %s-%s' % (fmt_num(s.med), fmt_num(s.lo), fmt_num(s.hi))
+
+
+def noise_floor_pct(values: Iterable[float]) -> Optional[float]:
+    """the relative spread, (max - min) / median in percent, of runs that
+    should not differ (the local placement, which parks nothing, over all
+    its modes); None without values or for a median of 0"""
+    s = Spread.of(values)
+    return s.rel_spread_pct() if s else None
