@@ -197,9 +197,13 @@ fuzz_words() {
 		read -r fz_p < /sys/devices/system/node/possible
 	fi
 	FZ_NODE_IDS=$((${fz_p##*[-,]} + 1))
-	fz_c=/sys/devices/system/node/node0/cpulist
-	[ -r "$fz_c" ] || fz_c=/sys/devices/system/cpu/online
-	FZ_THREADS=$((4 * $(cpulist_count "$fz_c")))
+	# the most threads a run takes: 4 a CPU of the smaller run node
+	fz_n=$(node_cpus "$NODE_A")
+	if [ "$NODE_B" != "$NODE_A" ] && [ "$(node_cpus "$NODE_B")" -lt "$fz_n" ]; then
+		fz_n=$(node_cpus "$NODE_B")
+	fi
+	[ "$fz_n" -gt 0 ] || fz_n=$(cpulist_count /sys/devices/system/cpu/online)
+	FZ_THREADS=$((4 * fz_n))
 	FZ_ALL_THREADS1=$((4 * $(grep -c '^processor' /proc/cpuinfo) + 1))
 }
 
@@ -210,6 +214,7 @@ fuzz_cases() {
 	sed -e 's/#.*//' \
 	    -e "s/@NR_NODE_IDS@/$FZ_NODE_IDS/g" \
 	    -e "s/@LAST_NODE@/$((FZ_NODE_IDS - 1))/g" \
+	    -e "s/@NODE_A@/$NODE_A/g" -e "s/@NODE_B@/$NODE_B/g" \
 	    -e "s/@THREADS@/$FZ_THREADS/g" \
 	    -e "s/@THREADS+1@/$((FZ_THREADS + 1))/g" \
 	    -e "s/@ALL_THREADS+1@/$FZ_ALL_THREADS1/g" "$FUZZ_CASES" |
@@ -220,6 +225,105 @@ fuzz_cases() {
 # count_cases KIND: how many cases fuzz_cases KIND gives.
 count_cases() {
 	fuzz_cases "$1" | grep -c .
+}
+
+# --------------------------------------------------------------------------
+# The nodes of the runs: two online nodes with online CPUs (the module's
+# threads run there) and normal memory (the slabs come from there).  A
+# memory-only node (CXL, HBM, PMEM) or one whose CPUs are all offline is
+# never taken; the module refuses it ("node N has no online CPU").
+
+NODE_SYS=/sys/devices/system/node
+
+# commas WORDS...: the words joined by commas
+commas() {
+	echo "$*" | tr ' ' ','
+}
+
+# node_cpus N: how many of node N's CPUs are online
+node_cpus() {
+	nc_list=$(cat "$NODE_SYS/node$1/cpulist" 2>/dev/null)
+	[ -n "$nc_list" ] || { echo 0; return; }
+	nc_on=$(cat /sys/devices/system/cpu/online 2>/dev/null)
+	[ -n "$nc_on" ] || nc_on=$nc_list
+	{ cpulist_expand "$nc_on" | sed 's/^/on /'; cpulist_expand "$nc_list"; } |
+		awk '$1 == "on" { on[$2] = 1; next } ($1 in on) { n++ } END { print n + 0 }'
+}
+
+# normal_memory_nodes: the nodes with normal memory, one a line
+# (has_memory where the kernel has no has_normal_memory, else all online)
+normal_memory_nodes() {
+	for nm_f in has_normal_memory has_memory; do
+		if [ -r "$NODE_SYS/$nm_f" ]; then
+			nm_v=$(cat "$NODE_SYS/$nm_f")
+			[ -n "$nm_v" ] && cpulist_expand "$nm_v"
+			return 0
+		fi
+	done
+	online_nodes
+}
+
+# node_distance A B: the distance from A to B (nodeA/distance has one
+# entry per online node, in order); 0 when unknown
+node_distance() {
+	nd_i=0
+	for nd_n in $(online_nodes); do
+		nd_i=$((nd_i + 1))
+		[ "$nd_n" = "$2" ] || continue
+		nd_v=$(awk -v i="$nd_i" '{ print $i; exit }' "$NODE_SYS/node$1/distance" 2>/dev/null)
+		case "$nd_v" in ''|*[!0-9]*) nd_v=0 ;; esac
+		echo "$nd_v"
+		return
+	done
+	echo 0
+}
+
+# choose_nodes: NODE_A, the first online node with online CPUs and normal
+# memory; NODE_B, the farthest such other node by the distance table (the
+# first of equals), or NODE_A when there is none; NR_RUN_NODES (1 or 2;
+# 0 when no node qualifies); NODE_ARGS, what every load passes; NODE_NOTE,
+# the choice and its reasons for the KTAP diagnostic.
+choose_nodes() {
+	cn_mem=" $(normal_memory_nodes | tr '\n' ' ') "
+	cn_ok=
+	cn_why=
+	for cn_n in $NODES; do
+		cn_c=$(node_cpus "$cn_n")
+		case "$cn_mem" in *" $cn_n "*) cn_m=1 ;; *) cn_m=0 ;; esac
+		if [ "$cn_c" -gt 0 ] && [ "$cn_m" = 1 ]; then
+			cn_ok="$cn_ok $cn_n"
+		elif [ "$cn_c" -eq 0 ]; then
+			cn_why="$cn_why; node $cn_n: no online CPU"
+		else
+			cn_why="$cn_why; node $cn_n: no normal memory"
+		fi
+	done
+	NODE_A=$(echo "$cn_ok" | awk '{ print $1 }')
+	NODE_B=
+	cn_best=-1
+	for cn_n in $cn_ok; do
+		[ "$cn_n" != "$NODE_A" ] || continue
+		cn_d=$(node_distance "$NODE_A" "$cn_n")
+		[ "$cn_d" -gt "$cn_best" ] && { cn_best=$cn_d; NODE_B=$cn_n; }
+	done
+	NR_RUN_NODES=$(echo "$cn_ok" | wc -w)
+	[ "$NR_RUN_NODES" -le 2 ] || NR_RUN_NODES=2
+	# shellcheck disable=SC2086 # the node ids are words
+	cn_ok=$(commas $cn_ok) cn_on=$(commas $NODES)
+	cn_why=${cn_why#; }
+	if [ -z "$NODE_A" ]; then
+		NODE_A=0 NODE_B=0
+		NODE_ARGS=
+		NODE_NOTE="no online node has online CPUs and normal memory (online: $cn_on${cn_why:+; $cn_why})"
+	elif [ -z "$NODE_B" ]; then
+		NODE_B=$NODE_A
+		NODE_ARGS="placement=local alloc_node=$NODE_A"
+		NODE_NOTE="alloc_node=$NODE_A, no second node for cross-node runs (online: $cn_on; with online CPUs and normal memory: $cn_ok${cn_why:+; $cn_why})"
+	else
+		NODE_ARGS="alloc_node=$NODE_A free_node=$NODE_B"
+		NODE_NOTE="alloc_node=$NODE_A free_node=$NODE_B, distance $cn_best (online: $cn_on; with online CPUs and normal memory: $cn_ok${cn_why:+; $cn_why})"
+	fi
+	RUN_NODES_OK=$cn_ok
 }
 
 # --------------------------------------------------------------------------
@@ -248,11 +352,12 @@ valid_params() {
 	param_lines | sed -n 's/^\([A-Za-z0-9_]*\):.*/\1/p'
 }
 
-# load [params...]; 0 when loaded.
+# load [params...]; 0 when loaded.  The nodes of choose_nodes first
+# (NODE_ARGS), so that the params given override them.
 load() {
-	# shellcheck disable=SC2068
-	if ! ld_out=$(insmod "$KO" $@ 2>&1); then
-		diag "insmod $KO $*: $ld_out"
+	# shellcheck disable=SC2068,SC2086
+	if ! ld_out=$(insmod "$KO" $NODE_ARGS $@ 2>&1); then
+		diag "insmod $KO $NODE_ARGS $*: $ld_out"
 		return 1
 	fi
 	if [ ! -d "$SLAB" ] || [ ! -d "$DBG" ]; then
@@ -433,7 +538,9 @@ skip() {
 }
 
 need_two_nodes() {
-	[ "$NR_NODES" -ge 2 ] || skip "needs 2 online NUMA nodes, have $NR_NODES"
+	# shellcheck disable=SC2086 # the node ids are words
+	[ "$NR_RUN_NODES" -ge 2 ] ||
+		skip "needs 2 online nodes with online CPUs and normal memory, have $NR_RUN_NODES (${RUN_NODES_OK:-none}; online: $(commas $NODES))"
 }
 
 need_loaded() {
@@ -499,14 +606,14 @@ t_bad_params_load() {
 		*" placement="*)
 			# With one node, cross and balanced are refused for the
 			# placement itself.
-			case "$NR_NODES:$params" in
-			1:*placement=cross*|1:*placement=balanced*)
-				names="$names|placement" ;;
+			case "$NR_RUN_NODES:$params" in
+			[01]:*placement=cross*|[01]:*placement=balanced*)
+				names="$names|placement|free_node" ;;
 			esac ;;
-		*)
-			# the default placement (cross) needs two nodes
-			[ "$NR_NODES" -ge 2 ] || params="placement=local $params" ;;
 		esac
+		# the chosen nodes first (placement=local too with fewer
+		# than two), overridden by the case's own
+		params="$NODE_ARGS $params"
 		# run_test checks the whole test for splats
 		canary nowait
 		# shellcheck disable=SC2086
@@ -594,12 +701,8 @@ unnamed_refusals() {
 }
 
 t_load() {
-	if [ "$NR_NODES" -ge 2 ]; then
-		load || return 1
-	else
-		# the default placement (cross) is refused on one node
-		load placement=local || return 1
-	fi
+	# NODE_ARGS: placement=local with fewer than two run nodes
+	load || return 1
 	if [ -L "$SLAB" ]; then
 		skip "$SLAB is a symlink (merged alias); its counters are shared"
 		return
@@ -1170,7 +1273,7 @@ t_park_footprint() {
 t_shrink() {
 	need_loaded || return
 	[ "$(cat "$DBG/status")" = idle ] || { diag "module not idle"; return 1; }
-	if [ -e "$PARKDIR/parked" ] && [ "$NR_NODES" -ge 2 ]; then
+	if [ -e "$PARKDIR/parked" ] && [ "$NR_RUN_NODES" -ge 2 ]; then
 		burst_or_skip shrink || return
 		diag "parked before the shrink: $BURST_PARKED"
 	fi
@@ -1197,7 +1300,7 @@ t_shrink() {
 # invariants must hold all the same.
 t_accounting() {
 	need_loaded || return
-	if [ -e "$PARKDIR/parked" ] && [ "$NR_NODES" -ge 2 ]; then
+	if [ -e "$PARKDIR/parked" ] && [ "$NR_RUN_NODES" -ge 2 ]; then
 		burst_or_skip accounting || return
 		diag "parked before the checks: $BURST_PARKED"
 		restore_park
@@ -1240,7 +1343,7 @@ t_destroy_parked() {
 	else
 		park_note="no parking in this kernel; plain destroy right after a run"
 	fi
-	if [ "$NR_NODES" -ge 2 ]; then
+	if [ "$NR_RUN_NODES" -ge 2 ]; then
 		set -- placement=cross alloc_node="$NODE_A" free_node="$NODE_B"
 	else
 		set -- placement=local
@@ -1252,7 +1355,7 @@ t_destroy_parked() {
 	PARK_OLD=	# the cache goes away with the module
 	# canary first, so that rmmod follows the end of the run at once
 	canary || return 1
-	if [ -e "$PARKDIR/parked" ] && [ "$NR_NODES" -ge 2 ]; then
+	if [ -e "$PARKDIR/parked" ] && [ "$NR_RUN_NODES" -ge 2 ]; then
 		# rmmod with slabs parked: free_partial() must unpark them
 		burst_or_skip destroy_parked || { rc=$?; PARK_OLD=; return "$rc"; }
 		PARK_OLD=
@@ -1283,7 +1386,7 @@ stress_threads() {
 # rmmod while a run is active is clean.
 t_rmmod_mid_run() {
 	if ! mod_loaded; then
-		if [ "$NR_NODES" -ge 2 ]; then
+		if [ "$NR_RUN_NODES" -ge 2 ]; then
 			load start=1 placement=cross alloc_node="$NODE_A" free_node="$NODE_B" duration_ms=60000 || return 1
 		else
 			load start=1 placement=local duration_ms=60000 || return 1
@@ -1455,8 +1558,8 @@ main() {
 
 	NODES=$(online_nodes | tr '\n' ' ')
 	NR_NODES=$(echo "$NODES" | wc -w)
-	NODE_A=$(echo "$NODES" | awk '{ print $1 }')
-	NODE_B=$(echo "$NODES" | awk '{ print ($2 == "" ? $1 : $2) }')
+	choose_nodes
+	[ -n "$NODE_ARGS" ] || skip_all "$NODE_NOTE"
 	fuzz_words
 	TAINT_BEFORE=$(cat /proc/sys/kernel/tainted)
 	KASAN=
@@ -1494,7 +1597,8 @@ main() {
 
 	if [ "$MODE" = manual ]; then
 		ktap_set_plan 4
-		diag "module $KO; nodes: $NODES; mode $MODE $*; kernel $(uname -r)"
+		diag "module $KO; online nodes: $NODES; mode $MODE $*; kernel $(uname -r)"
+		diag "nodes: $NODE_NOTE"
 		run_test manual_load t_manual_load "$@"
 		run_test manual_run t_manual_run
 		run_test manual_rmmod t_manual_rmmod
@@ -1504,7 +1608,9 @@ main() {
 
 	if [ "$MODE" = fuzz ]; then
 		ktap_set_plan 4
-		diag "module $KO; nodes: $NODES; mode $MODE; kernel $(uname -r)"
+		diag "module $KO; online nodes: $NODES; mode $MODE; kernel $(uname -r)"
+	diag "nodes: $NODE_NOTE"
+		diag "nodes: $NODE_NOTE"
 		run_test bad_params_load t_bad_params_load
 		run_test load t_load
 		run_test debugfs_params t_debugfs_params
@@ -1513,7 +1619,8 @@ main() {
 	fi
 
 	ktap_set_plan 17
-	diag "module $KO; nodes: $NODES; mode $MODE; kernel $(uname -r)"
+	diag "module $KO; online nodes: $NODES; mode $MODE; kernel $(uname -r)"
+	diag "nodes: $NODE_NOTE"
 	run_test bad_params_load t_bad_params_load
 	run_test load t_load
 	run_test run_cross t_run cross
