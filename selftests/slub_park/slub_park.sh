@@ -56,7 +56,9 @@ DR_PARKED=
 # The unpark delayed work runs 100 ms after the first park; allow slack.
 QUIESCE_S=0.5
 PARKED_POLL_TICKS=20	# x 0.1 s = 2 s
-# Taint bits that loading an out-of-tree test module sets: O (12) and N (18).
+# Taint bits that loading an out-of-tree test module sets: O (12) and N (18),
+# and E (13) on a kernel with CONFIG_MODULE_SIG when the module is unsigned
+# (module_sig_setup() adds it; see sig_facts).
 TAINT_EXPECTED=$(( (1 << 12) | (1 << 18) ))
 TAINT_LETTERS=PFSRMBUDAWCIOELKXTNJ
 
@@ -324,6 +326,64 @@ choose_nodes() {
 		NODE_NOTE="alloc_node=$NODE_A free_node=$NODE_B, distance $cn_best (online: $cn_on; with online CPUs and normal memory: $cn_ok${cn_why:+; $cn_why})"
 	fi
 	RUN_NODES_OK=$cn_ok
+}
+
+# --------------------------------------------------------------------------
+# Signed-module kernels.  CONFIG_MODULE_SIG is read from
+# /sys/module/module/parameters/sig_enforce: the kernel has that parameter
+# exactly when it is built with CONFIG_MODULE_SIG (kernel/module/signing.c),
+# and it needs nothing else, where /proc/config.gz needs CONFIG_IKCONFIG_PROC
+# (rarely on in CI kernels) and gunzip.  Its value says whether unsigned
+# modules are refused (Y: module.sig_enforce=1 or CONFIG_MODULE_SIG_FORCE).
+# Lockdown (/sys/kernel/security/lockdown, "[integrity]" or
+# "[confidentiality]") refuses unsigned modules too.  Sets MODSIG (1 when
+# CONFIG_MODULE_SIG), SIG_ENFORCE (the refusals in force, words) and
+# KO_SIGNED (1 when the .ko ends in the signature marker).
+
+SIG_ENFORCE_PARAM=/sys/module/module/parameters/sig_enforce
+LOCKDOWN=/sys/kernel/security/lockdown
+MODSIG=0
+SIG_ENFORCE=
+KO_SIGNED=0
+sig_facts() {
+	MODSIG=0
+	SIG_ENFORCE=
+	if [ -r "$SIG_ENFORCE_PARAM" ]; then
+		MODSIG=1
+		sf_v=$(cat "$SIG_ENFORCE_PARAM")
+		[ "$sf_v" = Y ] && SIG_ENFORCE="sig_enforce=Y"
+		TAINT_EXPECTED=$((TAINT_EXPECTED | (1 << 13)))
+	fi
+	if [ ! -e "$LOCKDOWN" ] && [ -d /sys/kernel/security ] &&
+	   ! grep -q ' /sys/kernel/security securityfs' /proc/mounts; then
+		mount -t securityfs none /sys/kernel/security 2>/dev/null
+	fi
+	if [ -r "$LOCKDOWN" ]; then
+		sf_l=$(sed -n 's/.*\[\([a-z]*\)\].*/\1/p' "$LOCKDOWN")
+		case "$sf_l" in
+		integrity|confidentiality)
+			SIG_ENFORCE="${SIG_ENFORCE:+$SIG_ENFORCE, }lockdown=$sf_l" ;;
+		esac
+	fi
+	KO_SIGNED=0
+	[ "$(tail -c 28 "$KO" 2>/dev/null)" = "~Module signature appended~" ] && KO_SIGNED=1
+	return 0
+}
+
+# sig_probe: where the kernel refuses unsigned modules, one load (and
+# unload) of the module: when it is refused, SKIP everything, saying why;
+# the tests cannot run, and that is not a failure of the code under test.
+sig_probe() {
+	[ -n "$SIG_ENFORCE" ] || return 0
+	# shellcheck disable=SC2086 # NODE_ARGS is a list of words
+	if sp_out=$(insmod "$KO" $NODE_ARGS 2>&1); then
+		rmmod "$MOD" 2>/dev/null
+		return 0
+	fi
+	if [ "$KO_SIGNED" = 1 ]; then
+		skip_all "the kernel refuses $MOD.ko ($SIG_ENFORCE; the module is signed, but not with a key the kernel trusts): insmod: $sp_out"
+	fi
+	skip_all "the kernel refuses unsigned modules ($SIG_ENFORCE) and $MOD.ko is unsigned: insmod: $sp_out; sign it with the kernel's key (scripts/sign-file) to run the tests"
 }
 
 # --------------------------------------------------------------------------
@@ -1429,7 +1489,9 @@ taint_flags() {
 t_taint() {
 	now=$(cat /proc/sys/kernel/tainted)
 	new=$(( now & ~TAINT_BEFORE & ~TAINT_EXPECTED ))
-	diag "tainted: before $TAINT_BEFORE, now $now (O and N are expected from the test module)"
+	tt_e=
+	[ "$MODSIG" = 1 ] && tt_e=", and E where unsigned (CONFIG_MODULE_SIG: $SIG_ENFORCE_PARAM exists)"
+	diag "tainted: before $TAINT_BEFORE, now $now (O and N are expected from the test module$tt_e)"
 	if [ "$new" -ne 0 ]; then
 		diag "new taint: $(taint_flags "$new")"
 		return 1
@@ -1562,6 +1624,8 @@ main() {
 	[ -n "$NODE_ARGS" ] || skip_all "$NODE_NOTE"
 	fuzz_words
 	TAINT_BEFORE=$(cat /proc/sys/kernel/tainted)
+	sig_facts
+	sig_probe
 	KASAN=
 	if dmesg | grep -q 'KernelAddressSanitizer initialized'; then
 		KASAN=1
