@@ -7,11 +7,12 @@
 # (/sys/kernel/debug/slab/<cache>/{park,parked}), the counters in sysfs
 # (/sys/kernel/slab/<cache>/{park_slab,unpark_slab}, CONFIG_SLUB_STATS).
 #
-# Usage: slub_park.sh [smoke | stress | fuzz | help | key=val ...]
+# Usage: slub_park.sh [smoke | stress | fuzz | list | help | key=val ...]
 #   smoke    short runs (about 1 s each); the CI default (ksft_slub_park.sh)
 #   stress   longer runs (tens of seconds each), plus a bulk (batch) run
 #   fuzz     only the parameter tests, with every case of param_fuzz.txt
 #            (the debug gate's; smoke and stress take the ksft lines)
+#   list     the tests of smoke and stress mode (TESTS), one a line
 #   key=val  load the module with these parameters (checked against modinfo),
 #            do one run and check it finished cleanly
 #
@@ -403,10 +404,23 @@ sig_probe() {
 # The module sits at one place of the installed collection (and of the
 # source tree once built): slub_stress/slub_stress.ko, built by lib.mk
 # (TEST_GEN_MODS_DIR) for the kernel of KDIR.
+# install_has: the names in SCRIPT_DIR, each followed by a space
+install_has() {
+	for ih_f in "$SCRIPT_DIR"/*; do
+		[ -e "$ih_f" ] && printf '%s ' "${ih_f##*/}"
+	done
+}
+
 find_module() {
 	KO=$SCRIPT_DIR/$MOD/$MOD.ko
 	[ -f "$KO" ] && return 0
-	MODULE_MISSING="$KO not found: build it with make -C $SCRIPT_DIR KSRC=<kernel tree> KDIR=<kernel build>"
+	if [ -f "$SCRIPT_DIR/Makefile" ]; then
+		# the collection's source directory
+		MODULE_MISSING="$KO not found: build it with make -C $SCRIPT_DIR O=<kernel build> (in a kernel tree's tools/testing/selftests) or KSRC=<kernel tree> KDIR=<kernel build>"
+	else
+		# an installed collection: say what it has
+		MODULE_MISSING="$KO not found; this install has $(install_has)(no $MOD/: the collection was built without a kernel build, as 'make' warned: no Module.symvers in KDIR); build and install it again with O=<kernel build> in the kernel tree (make -C tools/testing/selftests TARGETS=slub_park O=...) or with install-kselftest.sh KSRC DEST KDIR"
+	fi
 	return 1
 }
 
@@ -1515,6 +1529,13 @@ t_taint() {
 	return 0
 }
 
+# The tests of smoke and stress mode, in order: test NAME runs t_NAME
+# (run_PLACEMENT: t_run PLACEMENT).  'slub_park.sh list' prints them, the
+# plan counts them: the one list of them.
+TESTS="bad_params_load load run_cross run_local run_balanced remote_free_pct
+free_path_stats debugfs_params park_counters park_no_stranded park_no_sheaves
+park_footprint shrink accounting destroy_parked rmmod_mid_run taint"
+
 # run_test NAME FUNC [ARGS]: one KTAP line; a splat after the canary fails it.
 run_test() {
 	RT_NAME=$1
@@ -1543,10 +1564,11 @@ run_test() {
 # --------------------------------------------------------------------------
 
 usage() {
-	echo "Usage: $0 [smoke | stress | fuzz | help | key=val ...]"
+	echo "Usage: $0 [smoke | stress | fuzz | list | help | key=val ...]"
 	echo "  smoke    short runs, seconds (default; CI)"
 	echo "  stress   long runs, minutes"
 	echo "  fuzz     the parameter tests only, every case of param_fuzz.txt"
+	echo "  list     the tests of smoke and stress mode, one a line"
 	echo "  key=val  load $MOD with these parameters, one run, check it"
 	echo
 	echo "The module: $SCRIPT_DIR/$MOD/$MOD.ko (lib.mk builds it: TEST_GEN_MODS_DIR)"
@@ -1587,6 +1609,11 @@ t_manual_rmmod() {
 
 main() {
 	MODE=${1:-smoke}
+	if [ "$MODE" = list ]; then
+		# shellcheck disable=SC2086 # TESTS is a list of words
+		printf '%s\n' $TESTS
+		exit 0
+	fi
 	load_ktap
 	load_splat_re "$SCRIPT_DIR" || exit 1
 	if [ ! -r "$FUZZ_CASES" ]; then
@@ -1700,26 +1727,16 @@ main() {
 		finish
 	fi
 
-	ktap_set_plan 17
+	# shellcheck disable=SC2086 # TESTS is a list of words
+	ktap_set_plan "$(echo $TESTS | wc -w)"
 	diag "module $KO; online nodes: $NODES; mode $MODE; kernel $(uname -r)"
 	diag "nodes: $NODE_NOTE"
-	run_test bad_params_load t_bad_params_load
-	run_test load t_load
-	run_test run_cross t_run cross
-	run_test run_local t_run local
-	run_test run_balanced t_run balanced
-	run_test remote_free_pct t_remote_free_pct
-	run_test free_path_stats t_free_path_stats
-	run_test debugfs_params t_debugfs_params
-	run_test park_counters t_park_counters
-	run_test park_no_stranded t_park_no_stranded
-	run_test park_no_sheaves t_park_no_sheaves
-	run_test park_footprint t_park_footprint
-	run_test shrink t_shrink
-	run_test accounting t_accounting
-	run_test destroy_parked t_destroy_parked
-	run_test rmmod_mid_run t_rmmod_mid_run
-	run_test taint t_taint
+	for t in $TESTS; do
+		case $t in
+		run_*) run_test "$t" t_run "${t#run_}" ;;
+		*) run_test "$t" "t_$t" ;;
+		esac
+	done
 	finish
 }
 
