@@ -7,11 +7,12 @@
 # (/sys/kernel/debug/slab/<cache>/{park,parked}), the counters in sysfs
 # (/sys/kernel/slab/<cache>/{park_slab,unpark_slab}, CONFIG_SLUB_STATS).
 #
-# Usage: slub_park.sh [smoke | stress | fuzz | help | key=val ...]
+# Usage: slub_park.sh [smoke | stress | fuzz | list | help | key=val ...]
 #   smoke    short runs (about 1 s each); the CI default (ksft_slub_park.sh)
 #   stress   longer runs (tens of seconds each), plus a bulk (batch) run
 #   fuzz     only the parameter tests, with every case of param_fuzz.txt
 #            (the debug gate's; smoke and stress take the ksft lines)
+#   list     the tests of smoke and stress mode (TESTS), one a line
 #   key=val  load the module with these parameters (checked against modinfo),
 #            do one run and check it finished cleanly
 #
@@ -56,7 +57,9 @@ DR_PARKED=
 # The unpark delayed work runs 100 ms after the first park; allow slack.
 QUIESCE_S=0.5
 PARKED_POLL_TICKS=20	# x 0.1 s = 2 s
-# Taint bits that loading an out-of-tree test module sets: O (12) and N (18).
+# Taint bits that loading an out-of-tree test module sets: O (12) and N (18),
+# and E (13) on a kernel with CONFIG_MODULE_SIG when the module is unsigned
+# (module_sig_setup() adds it; see sig_facts).
 TAINT_EXPECTED=$(( (1 << 12) | (1 << 18) ))
 TAINT_LETTERS=PFSRMBUDAWCIOELKXTNJ
 
@@ -197,9 +200,13 @@ fuzz_words() {
 		read -r fz_p < /sys/devices/system/node/possible
 	fi
 	FZ_NODE_IDS=$((${fz_p##*[-,]} + 1))
-	fz_c=/sys/devices/system/node/node0/cpulist
-	[ -r "$fz_c" ] || fz_c=/sys/devices/system/cpu/online
-	FZ_THREADS=$((4 * $(cpulist_count "$fz_c")))
+	# the most threads a run takes: 4 a CPU of the smaller run node
+	fz_n=$(node_cpus "$NODE_A")
+	if [ "$NODE_B" != "$NODE_A" ] && [ "$(node_cpus "$NODE_B")" -lt "$fz_n" ]; then
+		fz_n=$(node_cpus "$NODE_B")
+	fi
+	[ "$fz_n" -gt 0 ] || fz_n=$(cpulist_count /sys/devices/system/cpu/online)
+	FZ_THREADS=$((4 * fz_n))
 	FZ_ALL_THREADS1=$((4 * $(grep -c '^processor' /proc/cpuinfo) + 1))
 }
 
@@ -210,6 +217,7 @@ fuzz_cases() {
 	sed -e 's/#.*//' \
 	    -e "s/@NR_NODE_IDS@/$FZ_NODE_IDS/g" \
 	    -e "s/@LAST_NODE@/$((FZ_NODE_IDS - 1))/g" \
+	    -e "s/@NODE_A@/$NODE_A/g" -e "s/@NODE_B@/$NODE_B/g" \
 	    -e "s/@THREADS@/$FZ_THREADS/g" \
 	    -e "s/@THREADS+1@/$((FZ_THREADS + 1))/g" \
 	    -e "s/@ALL_THREADS+1@/$FZ_ALL_THREADS1/g" "$FUZZ_CASES" |
@@ -223,15 +231,196 @@ count_cases() {
 }
 
 # --------------------------------------------------------------------------
+# The nodes of the runs: two online nodes with online CPUs (the module's
+# threads run there) and normal memory (the slabs come from there).  A
+# memory-only node (CXL, HBM, PMEM) or one whose CPUs are all offline is
+# never taken; the module refuses it ("node N has no online CPU").
+
+NODE_SYS=/sys/devices/system/node
+
+# commas WORDS...: the words joined by commas
+commas() {
+	echo "$*" | tr ' ' ','
+}
+
+# node_cpus N: how many of node N's CPUs are online
+node_cpus() {
+	nc_list=$(cat "$NODE_SYS/node$1/cpulist" 2>/dev/null)
+	[ -n "$nc_list" ] || { echo 0; return; }
+	nc_on=$(cat /sys/devices/system/cpu/online 2>/dev/null)
+	[ -n "$nc_on" ] || nc_on=$nc_list
+	{ cpulist_expand "$nc_on" | sed 's/^/on /'; cpulist_expand "$nc_list"; } |
+		awk '$1 == "on" { on[$2] = 1; next } ($1 in on) { n++ } END { print n + 0 }'
+}
+
+# normal_memory_nodes: the nodes with normal memory, one a line
+# (has_memory where the kernel has no has_normal_memory, else all online)
+normal_memory_nodes() {
+	for nm_f in has_normal_memory has_memory; do
+		if [ -r "$NODE_SYS/$nm_f" ]; then
+			nm_v=$(cat "$NODE_SYS/$nm_f")
+			[ -n "$nm_v" ] && cpulist_expand "$nm_v"
+			return 0
+		fi
+	done
+	online_nodes
+}
+
+# node_distance A B: the distance from A to B (nodeA/distance has one
+# entry per online node, in order); 0 when unknown
+node_distance() {
+	nd_i=0
+	for nd_n in $(online_nodes); do
+		nd_i=$((nd_i + 1))
+		[ "$nd_n" = "$2" ] || continue
+		nd_v=$(awk -v i="$nd_i" '{ print $i; exit }' "$NODE_SYS/node$1/distance" 2>/dev/null)
+		case "$nd_v" in ''|*[!0-9]*) nd_v=0 ;; esac
+		echo "$nd_v"
+		return
+	done
+	echo 0
+}
+
+# choose_nodes: NODE_A, the first online node with online CPUs and normal
+# memory; NODE_B, the farthest such other node by the distance table (the
+# first of equals), or NODE_A when there is none; NR_RUN_NODES (1 or 2;
+# 0 when no node qualifies); NODE_ARGS, what every load passes; NODE_NOTE,
+# the choice and its reasons for the KTAP diagnostic.
+choose_nodes() {
+	cn_mem=" $(normal_memory_nodes | tr '\n' ' ') "
+	cn_ok=
+	cn_why=
+	for cn_n in $NODES; do
+		cn_c=$(node_cpus "$cn_n")
+		case "$cn_mem" in *" $cn_n "*) cn_m=1 ;; *) cn_m=0 ;; esac
+		if [ "$cn_c" -gt 0 ] && [ "$cn_m" = 1 ]; then
+			cn_ok="$cn_ok $cn_n"
+		elif [ "$cn_c" -eq 0 ]; then
+			cn_why="$cn_why; node $cn_n: no online CPU"
+		else
+			cn_why="$cn_why; node $cn_n: no normal memory"
+		fi
+	done
+	NODE_A=$(echo "$cn_ok" | awk '{ print $1 }')
+	NODE_B=
+	cn_best=-1
+	for cn_n in $cn_ok; do
+		[ "$cn_n" != "$NODE_A" ] || continue
+		cn_d=$(node_distance "$NODE_A" "$cn_n")
+		[ "$cn_d" -gt "$cn_best" ] && { cn_best=$cn_d; NODE_B=$cn_n; }
+	done
+	NR_RUN_NODES=$(echo "$cn_ok" | wc -w)
+	[ "$NR_RUN_NODES" -le 2 ] || NR_RUN_NODES=2
+	# shellcheck disable=SC2086 # the node ids are words
+	cn_ok=$(commas $cn_ok) cn_on=$(commas $NODES)
+	cn_why=${cn_why#; }
+	if [ -z "$NODE_A" ]; then
+		NODE_A=0 NODE_B=0
+		NODE_ARGS=
+		NODE_NOTE="no online node has online CPUs and normal memory (online: $cn_on${cn_why:+; $cn_why})"
+	elif [ -z "$NODE_B" ]; then
+		NODE_B=$NODE_A
+		NODE_ARGS="placement=local alloc_node=$NODE_A"
+		NODE_NOTE="alloc_node=$NODE_A, no second node for cross-node runs (online: $cn_on; with online CPUs and normal memory: $cn_ok${cn_why:+; $cn_why})"
+	else
+		NODE_ARGS="alloc_node=$NODE_A free_node=$NODE_B"
+		NODE_NOTE="alloc_node=$NODE_A free_node=$NODE_B, distance $cn_best (online: $cn_on; with online CPUs and normal memory: $cn_ok${cn_why:+; $cn_why})"
+	fi
+	RUN_NODES_OK=$cn_ok
+}
+
+# --------------------------------------------------------------------------
+# KASAN: its quarantine holds the frees of a run (generic mode), so that
+# they reach SLUB, and park, late and on other CPUs.  Known from
+# /proc/kallsyms (the generic quarantine's kasan_quarantine_put; kallsyms
+# lists it whatever the log holds), else from the boot line in dmesg, which
+# a long boot can have pushed out of the log buffer.
+kasan_on() {
+	grep -q ' kasan_quarantine_put$' /proc/kallsyms 2>/dev/null && return 0
+	dmesg | grep -q 'KernelAddressSanitizer initialized'
+}
+
+# --------------------------------------------------------------------------
+# Signed-module kernels.  CONFIG_MODULE_SIG is read from
+# /sys/module/module/parameters/sig_enforce: the kernel has that parameter
+# exactly when it is built with CONFIG_MODULE_SIG (kernel/module/signing.c),
+# and it needs nothing else, where /proc/config.gz needs CONFIG_IKCONFIG_PROC
+# (rarely on in CI kernels) and gunzip.  Its value says whether unsigned
+# modules are refused (Y: module.sig_enforce=1 or CONFIG_MODULE_SIG_FORCE).
+# Lockdown (/sys/kernel/security/lockdown, "[integrity]" or
+# "[confidentiality]") refuses unsigned modules too.  Sets MODSIG (1 when
+# CONFIG_MODULE_SIG), SIG_ENFORCE (the refusals in force, words) and
+# KO_SIGNED (1 when the .ko ends in the signature marker).
+
+SIG_ENFORCE_PARAM=/sys/module/module/parameters/sig_enforce
+LOCKDOWN=/sys/kernel/security/lockdown
+MODSIG=0
+SIG_ENFORCE=
+KO_SIGNED=0
+sig_facts() {
+	MODSIG=0
+	SIG_ENFORCE=
+	if [ -r "$SIG_ENFORCE_PARAM" ]; then
+		MODSIG=1
+		sf_v=$(cat "$SIG_ENFORCE_PARAM")
+		[ "$sf_v" = Y ] && SIG_ENFORCE="sig_enforce=Y"
+		TAINT_EXPECTED=$((TAINT_EXPECTED | (1 << 13)))
+	fi
+	if [ ! -e "$LOCKDOWN" ] && [ -d /sys/kernel/security ] &&
+	   ! grep -q ' /sys/kernel/security securityfs' /proc/mounts; then
+		mount -t securityfs none /sys/kernel/security 2>/dev/null
+	fi
+	if [ -r "$LOCKDOWN" ]; then
+		sf_l=$(sed -n 's/.*\[\([a-z]*\)\].*/\1/p' "$LOCKDOWN")
+		case "$sf_l" in
+		integrity|confidentiality)
+			SIG_ENFORCE="${SIG_ENFORCE:+$SIG_ENFORCE, }lockdown=$sf_l" ;;
+		esac
+	fi
+	KO_SIGNED=0
+	[ "$(tail -c 28 "$KO" 2>/dev/null)" = "~Module signature appended~" ] && KO_SIGNED=1
+	return 0
+}
+
+# sig_probe: where the kernel refuses unsigned modules, one load (and
+# unload) of the module: when it is refused, SKIP everything, saying why;
+# the tests cannot run, and that is not a failure of the code under test.
+sig_probe() {
+	[ -n "$SIG_ENFORCE" ] || return 0
+	# shellcheck disable=SC2086 # NODE_ARGS is a list of words
+	if sp_out=$(insmod "$KO" $NODE_ARGS 2>&1); then
+		rmmod "$MOD" 2>/dev/null
+		return 0
+	fi
+	if [ "$KO_SIGNED" = 1 ]; then
+		skip_all "the kernel refuses $MOD.ko ($SIG_ENFORCE; the module is signed, but not with a key the kernel trusts): insmod: $sp_out"
+	fi
+	skip_all "the kernel refuses unsigned modules ($SIG_ENFORCE) and $MOD.ko is unsigned: insmod: $sp_out; sign it with the kernel's key (scripts/sign-file) to run the tests"
+}
+
+# --------------------------------------------------------------------------
 # Module handling.
 
 # The module sits at one place of the installed collection (and of the
 # source tree once built): slub_stress/slub_stress.ko, built by lib.mk
 # (TEST_GEN_MODS_DIR) for the kernel of KDIR.
+# install_has: the names in SCRIPT_DIR, each followed by a space
+install_has() {
+	for ih_f in "$SCRIPT_DIR"/*; do
+		[ -e "$ih_f" ] && printf '%s ' "${ih_f##*/}"
+	done
+}
+
 find_module() {
 	KO=$SCRIPT_DIR/$MOD/$MOD.ko
 	[ -f "$KO" ] && return 0
-	MODULE_MISSING="$KO not found: build it with make -C $SCRIPT_DIR KSRC=<kernel tree> KDIR=<kernel build>"
+	if [ -f "$SCRIPT_DIR/Makefile" ]; then
+		# the collection's source directory
+		MODULE_MISSING="$KO not found: build it with make -C $SCRIPT_DIR O=<kernel build> (in a kernel tree's tools/testing/selftests) or KSRC=<kernel tree> KDIR=<kernel build>"
+	else
+		# an installed collection: say what it has
+		MODULE_MISSING="$KO not found; this install has $(install_has)(no $MOD/: the collection was built without a kernel build, as 'make' warned: no Module.symvers in KDIR); build and install it again with O=<kernel build> in the kernel tree (make -C tools/testing/selftests TARGETS=slub_park O=...) or with install-kselftest.sh KSRC DEST KDIR"
+	fi
 	return 1
 }
 
@@ -248,11 +437,12 @@ valid_params() {
 	param_lines | sed -n 's/^\([A-Za-z0-9_]*\):.*/\1/p'
 }
 
-# load [params...]; 0 when loaded.
+# load [params...]; 0 when loaded.  The nodes of choose_nodes first
+# (NODE_ARGS), so that the params given override them.
 load() {
-	# shellcheck disable=SC2068
-	if ! ld_out=$(insmod "$KO" $@ 2>&1); then
-		diag "insmod $KO $*: $ld_out"
+	# shellcheck disable=SC2068,SC2086
+	if ! ld_out=$(insmod "$KO" $NODE_ARGS $@ 2>&1); then
+		diag "insmod $KO $NODE_ARGS $*: $ld_out"
 		return 1
 	fi
 	if [ ! -d "$SLAB" ] || [ ! -d "$DBG" ]; then
@@ -433,7 +623,9 @@ skip() {
 }
 
 need_two_nodes() {
-	[ "$NR_NODES" -ge 2 ] || skip "needs 2 online NUMA nodes, have $NR_NODES"
+	# shellcheck disable=SC2086 # the node ids are words
+	[ "$NR_RUN_NODES" -ge 2 ] ||
+		skip "needs 2 online nodes with online CPUs and normal memory, have $NR_RUN_NODES (${RUN_NODES_OK:-none}; online: $(commas $NODES))"
 }
 
 need_loaded() {
@@ -499,14 +691,14 @@ t_bad_params_load() {
 		*" placement="*)
 			# With one node, cross and balanced are refused for the
 			# placement itself.
-			case "$NR_NODES:$params" in
-			1:*placement=cross*|1:*placement=balanced*)
-				names="$names|placement" ;;
+			case "$NR_RUN_NODES:$params" in
+			[01]:*placement=cross*|[01]:*placement=balanced*)
+				names="$names|placement|free_node" ;;
 			esac ;;
-		*)
-			# the default placement (cross) needs two nodes
-			[ "$NR_NODES" -ge 2 ] || params="placement=local $params" ;;
 		esac
+		# the chosen nodes first (placement=local too with fewer
+		# than two), overridden by the case's own
+		params="$NODE_ARGS $params"
 		# run_test checks the whole test for splats
 		canary nowait
 		# shellcheck disable=SC2086
@@ -594,12 +786,8 @@ unnamed_refusals() {
 }
 
 t_load() {
-	if [ "$NR_NODES" -ge 2 ]; then
-		load || return 1
-	else
-		# the default placement (cross) is refused on one node
-		load placement=local || return 1
-	fi
+	# NODE_ARGS: placement=local with fewer than two run nodes
+	load || return 1
 	if [ -L "$SLAB" ]; then
 		skip "$SLAB is a symlink (merged alias); its counters are shared"
 		return
@@ -1037,6 +1225,11 @@ t_park_no_stranded() {
 # The cache is shrunk during the runs: shrink unparks, and under KASAN it
 # flushes the quarantine that would otherwise hold the frees of the run;
 # not after them, so that only the delayed work empties 'parked' then.
+# Under KASAN the module shrinks too, every PARK_SHRINK_MS (50) ms from
+# its run's control work (shrink_ms): the shell's shrinks alone, with every
+# vCPU busy with the run's threads, once let all 0 of a run's frees reach
+# SLUB under TCG ("0 of N frees of run nosheaves256 reached SLUB"), and
+# the test skipped.
 # Before the fix this crashed the kernel within the first two of these runs
 # in 12 boots out of 12 (2x2 vCPUs, TCG); after it, 940-17,700 parks a run
 # (150-480 under KASAN, thanks to the shrinks).
@@ -1078,7 +1271,7 @@ t_park_no_sheaves() {
 	for inf in 16 64 256; do
 		if ! do_run "nosheaves$inf" placement=cross alloc_node="$NODE_A" \
 			free_node="$NODE_B" threads=0 inflight="$inf" batch=1 \
-			duration_ms="$PARK_DUR_MS"; then
+			duration_ms="$PARK_DUR_MS" shrink_ms="$PARK_SHRINK_MS"; then
 			nosheaves_restore
 			return 1
 		fi
@@ -1087,7 +1280,7 @@ t_park_no_sheaves() {
 		left=$(wait_parked_zero)
 		ps=$(stat_sum park_slab)
 		us=$(stat_sum unpark_slab)
-		diag "no sheaves, park=2, inflight $inf: park_slab $ps unpark_slab $us parked at the end ${DR_PARKED:-?}, after quiesce $left"
+		diag "no sheaves, park=2, inflight $inf: park_slab $ps unpark_slab $us parked at the end ${DR_PARKED:-?}, after quiesce $left; module shrinks $(res "$TMP/nosheaves$inf.res" shrinks) (shrink_ms $PARK_SHRINK_MS)"
 		[ "$left" = 0 ] || { diag "inflight $inf: $left slabs still parked after quiesce"; ok=1; }
 		[ "$ps" = "$us" ] || { diag "inflight $inf: park_slab $ps != unpark_slab $us"; ok=1; }
 		parks=$((parks + ${ps:-0}))
@@ -1170,7 +1363,7 @@ t_park_footprint() {
 t_shrink() {
 	need_loaded || return
 	[ "$(cat "$DBG/status")" = idle ] || { diag "module not idle"; return 1; }
-	if [ -e "$PARKDIR/parked" ] && [ "$NR_NODES" -ge 2 ]; then
+	if [ -e "$PARKDIR/parked" ] && [ "$NR_RUN_NODES" -ge 2 ]; then
 		burst_or_skip shrink || return
 		diag "parked before the shrink: $BURST_PARKED"
 	fi
@@ -1197,7 +1390,7 @@ t_shrink() {
 # invariants must hold all the same.
 t_accounting() {
 	need_loaded || return
-	if [ -e "$PARKDIR/parked" ] && [ "$NR_NODES" -ge 2 ]; then
+	if [ -e "$PARKDIR/parked" ] && [ "$NR_RUN_NODES" -ge 2 ]; then
 		burst_or_skip accounting || return
 		diag "parked before the checks: $BURST_PARKED"
 		restore_park
@@ -1240,7 +1433,7 @@ t_destroy_parked() {
 	else
 		park_note="no parking in this kernel; plain destroy right after a run"
 	fi
-	if [ "$NR_NODES" -ge 2 ]; then
+	if [ "$NR_RUN_NODES" -ge 2 ]; then
 		set -- placement=cross alloc_node="$NODE_A" free_node="$NODE_B"
 	else
 		set -- placement=local
@@ -1252,7 +1445,7 @@ t_destroy_parked() {
 	PARK_OLD=	# the cache goes away with the module
 	# canary first, so that rmmod follows the end of the run at once
 	canary || return 1
-	if [ -e "$PARKDIR/parked" ] && [ "$NR_NODES" -ge 2 ]; then
+	if [ -e "$PARKDIR/parked" ] && [ "$NR_RUN_NODES" -ge 2 ]; then
 		# rmmod with slabs parked: free_partial() must unpark them
 		burst_or_skip destroy_parked || { rc=$?; PARK_OLD=; return "$rc"; }
 		PARK_OLD=
@@ -1283,7 +1476,7 @@ stress_threads() {
 # rmmod while a run is active is clean.
 t_rmmod_mid_run() {
 	if ! mod_loaded; then
-		if [ "$NR_NODES" -ge 2 ]; then
+		if [ "$NR_RUN_NODES" -ge 2 ]; then
 			load start=1 placement=cross alloc_node="$NODE_A" free_node="$NODE_B" duration_ms=60000 || return 1
 		else
 			load start=1 placement=local duration_ms=60000 || return 1
@@ -1326,13 +1519,22 @@ taint_flags() {
 t_taint() {
 	now=$(cat /proc/sys/kernel/tainted)
 	new=$(( now & ~TAINT_BEFORE & ~TAINT_EXPECTED ))
-	diag "tainted: before $TAINT_BEFORE, now $now (O and N are expected from the test module)"
+	tt_e=
+	[ "$MODSIG" = 1 ] && tt_e=", and E where unsigned (CONFIG_MODULE_SIG: $SIG_ENFORCE_PARAM exists)"
+	diag "tainted: before $TAINT_BEFORE, now $now (O and N are expected from the test module$tt_e)"
 	if [ "$new" -ne 0 ]; then
 		diag "new taint: $(taint_flags "$new")"
 		return 1
 	fi
 	return 0
 }
+
+# The tests of smoke and stress mode, in order: test NAME runs t_NAME
+# (run_PLACEMENT: t_run PLACEMENT).  'slub_park.sh list' prints them, the
+# plan counts them: the one list of them.
+TESTS="bad_params_load load run_cross run_local run_balanced remote_free_pct
+free_path_stats debugfs_params park_counters park_no_stranded park_no_sheaves
+park_footprint shrink accounting destroy_parked rmmod_mid_run taint"
 
 # run_test NAME FUNC [ARGS]: one KTAP line; a splat after the canary fails it.
 run_test() {
@@ -1362,10 +1564,11 @@ run_test() {
 # --------------------------------------------------------------------------
 
 usage() {
-	echo "Usage: $0 [smoke | stress | fuzz | help | key=val ...]"
+	echo "Usage: $0 [smoke | stress | fuzz | list | help | key=val ...]"
 	echo "  smoke    short runs, seconds (default; CI)"
 	echo "  stress   long runs, minutes"
 	echo "  fuzz     the parameter tests only, every case of param_fuzz.txt"
+	echo "  list     the tests of smoke and stress mode, one a line"
 	echo "  key=val  load $MOD with these parameters, one run, check it"
 	echo
 	echo "The module: $SCRIPT_DIR/$MOD/$MOD.ko (lib.mk builds it: TEST_GEN_MODS_DIR)"
@@ -1406,6 +1609,11 @@ t_manual_rmmod() {
 
 main() {
 	MODE=${1:-smoke}
+	if [ "$MODE" = list ]; then
+		# shellcheck disable=SC2086 # TESTS is a list of words
+		printf '%s\n' $TESTS
+		exit 0
+	fi
 	load_ktap
 	load_splat_re "$SCRIPT_DIR" || exit 1
 	if [ ! -r "$FUZZ_CASES" ]; then
@@ -1455,14 +1663,18 @@ main() {
 
 	NODES=$(online_nodes | tr '\n' ' ')
 	NR_NODES=$(echo "$NODES" | wc -w)
-	NODE_A=$(echo "$NODES" | awk '{ print $1 }')
-	NODE_B=$(echo "$NODES" | awk '{ print ($2 == "" ? $1 : $2) }')
+	choose_nodes
+	[ -n "$NODE_ARGS" ] || skip_all "$NODE_NOTE"
 	fuzz_words
 	TAINT_BEFORE=$(cat /proc/sys/kernel/tainted)
+	sig_facts
+	sig_probe
 	KASAN=
-	if dmesg | grep -q 'KernelAddressSanitizer initialized'; then
+	PARK_SHRINK_MS=0
+	if kasan_on; then
 		KASAN=1
 		BURST_TRIES=3
+		PARK_SHRINK_MS=50
 	fi
 	TMP=$(mktemp -d /tmp/slub_park.XXXXXX) || skip_all "mktemp failed"
 	trap cleanup EXIT
@@ -1494,7 +1706,8 @@ main() {
 
 	if [ "$MODE" = manual ]; then
 		ktap_set_plan 4
-		diag "module $KO; nodes: $NODES; mode $MODE $*; kernel $(uname -r)"
+		diag "module $KO; online nodes: $NODES; mode $MODE $*; kernel $(uname -r)"
+		diag "nodes: $NODE_NOTE"
 		run_test manual_load t_manual_load "$@"
 		run_test manual_run t_manual_run
 		run_test manual_rmmod t_manual_rmmod
@@ -1504,7 +1717,9 @@ main() {
 
 	if [ "$MODE" = fuzz ]; then
 		ktap_set_plan 4
-		diag "module $KO; nodes: $NODES; mode $MODE; kernel $(uname -r)"
+		diag "module $KO; online nodes: $NODES; mode $MODE; kernel $(uname -r)"
+	diag "nodes: $NODE_NOTE"
+		diag "nodes: $NODE_NOTE"
 		run_test bad_params_load t_bad_params_load
 		run_test load t_load
 		run_test debugfs_params t_debugfs_params
@@ -1512,25 +1727,16 @@ main() {
 		finish
 	fi
 
-	ktap_set_plan 17
-	diag "module $KO; nodes: $NODES; mode $MODE; kernel $(uname -r)"
-	run_test bad_params_load t_bad_params_load
-	run_test load t_load
-	run_test run_cross t_run cross
-	run_test run_local t_run local
-	run_test run_balanced t_run balanced
-	run_test remote_free_pct t_remote_free_pct
-	run_test free_path_stats t_free_path_stats
-	run_test debugfs_params t_debugfs_params
-	run_test park_counters t_park_counters
-	run_test park_no_stranded t_park_no_stranded
-	run_test park_no_sheaves t_park_no_sheaves
-	run_test park_footprint t_park_footprint
-	run_test shrink t_shrink
-	run_test accounting t_accounting
-	run_test destroy_parked t_destroy_parked
-	run_test rmmod_mid_run t_rmmod_mid_run
-	run_test taint t_taint
+	# shellcheck disable=SC2086 # TESTS is a list of words
+	ktap_set_plan "$(echo $TESTS | wc -w)"
+	diag "module $KO; online nodes: $NODES; mode $MODE; kernel $(uname -r)"
+	diag "nodes: $NODE_NOTE"
+	for t in $TESTS; do
+		case $t in
+		run_*) run_test "$t" t_run "${t#run_}" ;;
+		*) run_test "$t" "t_$t" ;;
+		esac
+	done
 	finish
 }
 

@@ -168,11 +168,15 @@ do_checkpatch() {
 	# equality is only asserted on x86, where stat() is one instruction
 	# (ARCH_DEFINES).
 	local ignore
-	# tracked sources only: a local module build leaves mm/*.mod.c
+	# tracked sources only: a local module build leaves mm/*.mod.c; each
+	# file once: mm/slub_stress.c links to the module's source in the
+	# kselftest collection (selftests/slub_park/slub_stress/)
 	while IFS= read -r f; do
+		[ ! -L "$f" ] || continue
 		f=$SLABPARK_TOP/$f
 		ignore=MACRO_ARG_REUSE
-		case "$f" in */selftests/*) ignore+=,BRACES,SPACING,ARCH_DEFINES ;; esac
+		case "$f" in */selftests/slub_park/slub_stress/*) ;;
+		*/selftests/*) ignore+=,BRACES,SPACING,ARCH_DEFINES ;; esac
 		out=$(cd "$neutral" || exit; "$cp" --strict --show-types --no-tree \
 			--ignore "$ignore" -f "$f" 2>&1 || true)
 		echo "$f: $(echo "$out" | grep '^total:')"
@@ -256,25 +260,44 @@ do_kernel_base() {
 
 # guest_check BUILD_DIR LABEL KERNEL SUITE...: KERNEL (patched, base, rt or uma)
 # declares the kselftest outcome to expect (tools/guest/guest-lib.sh).
+# GUEST_SHAPE: run-guest.sh --shape; GUEST_STAGE: one more --stage SRC:DST.
 guest_check() {
 	local bdir=$1 label=$2 stage
 	shift 2
 	stage=$(tools/vm/stage-guest.sh "$bdir")
 	tools/vm/run-guest.sh --kernel "$bdir" --stage "$stage:." ${GUEST_APPEND:+--append "$GUEST_APPEND"} \
+		${GUEST_SHAPE:+--shape "$GUEST_SHAPE"} ${GUEST_STAGE:+--stage "$GUEST_STAGE"} \
 		--out "$SLABPARK_CACHE/runs/check-$label" -- tools/guest/guest-check.sh "$@"
+}
+# The kselftest as a CI builds it in the kernel tree (cp -r, make -C
+# tools/testing/selftests TARGETS=slub_park O=, kselftest_install.sh);
+# guest-patched runs its install
+do_kselftest_intree() {
+	needs kernel-patched
+	tools/check/kselftest-intree.sh --kernel "$(tools/kernel/build-kernel.sh --variant patched)"
 }
 do_guest_patched() {
 	needs kernel-patched
+	# the kselftest from the in-tree install when step kselftest-intree
+	# made it (suite kselftest-intree), else from the collection's own
+	local ksft=kselftest
+	if [ "${RESULT[kselftest-intree]:-}" = pass ]; then
+		ksft=kselftest-intree
+		export GUEST_STAGE=$SLABPARK_CACHE/kselftest-intree/install:kselftest-intree
+	fi
 	# make run HOST=1 as a tester runs it, with the module prebuilt (suite
 	# host-mode)
 	guest_check "$(tools/kernel/build-kernel.sh --variant patched)" \
-		patched patched kselftest slabstat-window host-mode
+		patched patched "$ksft" slabstat-window host-mode
 }
 do_guest_base() {
 	[ -z "${KSRC:-}" ] || { echo "KSRC set: there is no separate base kernel"; return 4; }
 	needs kernel-base
-	# make run HOST=1 on a kernel without the series (suite host-mode)
-	guest_check "$(tools/kernel/build-kernel.sh --variant base)" base base kselftest slabstat-window host-mode
+	# make run HOST=1 on a kernel without the series (suite host-mode);
+	# in a guest with a memory-only node: the kselftest's and HOST=1's
+	# choice of nodes (suite topology)
+	GUEST_SHAPE=cpuless4 guest_check "$(tools/kernel/build-kernel.sh --variant base)" base base \
+		kselftest slabstat-window host-mode topology
 }
 
 # The parking races, widened by the bench-only delays of
@@ -327,7 +350,7 @@ do_debug_gate_park2() {
 
 all_steps=(deps shellcheck slabstat-host python host-refusals docs kernel-source checkpatch
 	series-bisect bench-patches matrix-numa-off matrix-stats-off matrix-tiny matrix-rt matrix-i386
-	kernel-patched kernel-base guest-patched guest-base race-widen debug-gate)
+	kernel-patched kernel-base kselftest-intree guest-patched guest-base race-widen debug-gate)
 full_steps=(debug-gate-park2 boot-rt boot-numa-off kunit-mutants)
 if [ "${1:-}" = --full ]; then
 	[ $# -eq 1 ] || { echo "check.sh: --full takes no steps" >&2; exit 2; }
@@ -356,6 +379,7 @@ for s in "${steps[@]}"; do
 	matrix-*) step "$s" do_matrix "${s#matrix-}" ;;
 	kernel-patched) step kernel-patched do_kernel_patched ;;
 	kernel-base) step kernel-base do_kernel_base ;;
+	kselftest-intree) step kselftest-intree do_kselftest_intree ;;
 	guest-patched) step guest-patched do_guest_patched ;;
 	guest-base) step guest-base do_guest_base ;;
 	race-widen) step race-widen do_race_widen ;;

@@ -6,7 +6,17 @@
 # Usage: check.sh KERNEL SUITE...
 #   KERNEL           patched, base, rt or uma: the kselftest outcome to
 #                    expect (ksft_expect in lib.sh)
-#   kselftest        run_kselftest.sh -c slub_park (smoke mode)
+#   kselftest        run_kselftest.sh -c slub_park (smoke mode), from the
+#                    collection's own install (install-kselftest.sh)
+#   kselftest-intree the same from /slabpark/kselftest-intree, the install of
+#                    the kernel tree's kselftest_install.sh
+#                    (tools/check/kselftest-intree.sh)
+#   topology         in a --shape cpuless4 guest (node 3 without CPUs), after
+#                    a kselftest suite: the kselftest ran on node 0 and a
+#                    node with CPUs ('# nodes:' diagnostic) and failed
+#                    nothing; make run HOST=1 --check-only chooses nodes
+#                    0 -> 2 (the other socket) and refuses FREE_NODE=3 in one
+#                    line (base kernel: with HOST_BASE_ONLY=1)
 #   slabstat-window  tools/guest-window.sh: slabstat per-node split on a cross run
 #   race-widen       tools/guest/guest-race-widen.sh (widen kernel only)
 #   host-mode        make run HOST=1 as a tester runs it (tools/run.sh ->
@@ -219,6 +229,48 @@ check_host_mode_base() {
 }
 
 # shellcheck disable=SC2317 # called through run_suite
+check_topology() {
+	[ -x "$S/bin/bash" ] || { say "FAIL: no $S/bin/bash staged (bash-static)"; return 1; }
+	[ -e /bin/bash ] || ln -s "$S/bin/bash" /bin/bash
+	hm=$OUT/topology
+	mkdir -p "$hm"
+	ok=0
+	nd=/sys/devices/system/node
+	if [ "$(cat "$nd/online")" != 0-3 ] || [ -n "$(cat "$nd/node3/cpulist")" ]; then
+		say "FAIL: not a cpuless4 guest: nodes $(cat "$nd/online"), node 3's CPUs '$(cat "$nd/node3/cpulist" 2>/dev/null)'"
+		return 1
+	fi
+	if [ ! -s "$OUT/kselftest.txt" ]; then
+		say "FAIL: no kselftest output ($OUT/kselftest.txt): run a kselftest suite first"
+		return 1
+	fi
+	kn=$(sed -n 's/^\(# \)*nodes: //p' "$OUT/kselftest.txt" | head -n 1)
+	case "$kn" in
+	"alloc_node=0 free_node=1,"*|"alloc_node=0 free_node=2,"*)
+		say "kselftest nodes: $kn" ;;
+	*)
+		say "FAIL: the kselftest's nodes are not 0 and a node with CPUs: '$kn'"
+		ok=1 ;;
+	esac
+	kf=$(grep -c '^\(# \)*not ok ' "$OUT/kselftest.txt")
+	[ "$kf" = 0 ] || { say "FAIL: the kselftest reported $kf 'not ok' in the cpuless4 guest"; ok=1; }
+	HM_ENV=
+	[ "$kernel" = base ] && HM_ENV=HOST_BASE_ONLY=1
+	if host_run --check-only >"$hm/check-only.txt" 2>&1 &&
+	   grep -q '^slabpark: prerequisites ok: 4 nodes, .*nodes 0 -> 2, 1 threads' "$hm/check-only.txt"; then
+		say "HOST=1 $HM_ENV: $(cat "$hm/check-only.txt")"
+	else
+		say "FAIL: HOST=1 $HM_ENV --check-only, want nodes 0 -> 2 with 1 thread: $(cat "$hm/check-only.txt")"
+		ok=1
+	fi
+	HM_ENV="$HM_ENV FREE_NODE=3"
+	expect_refusal free3 "with FREE_NODE=3 (memory-only)" \
+		'^slabpark: error: FREE_NODE=3: node 3 has no online CPUs' || ok=1
+	mod_loaded && { say "FAIL: $MOD loaded after the checks"; rmmod "$MOD" 2>/dev/null; ok=1; }
+	return "$ok"
+}
+
+# shellcheck disable=SC2317 # called through run_suite
 check_kunit() {
 	k=$S/kunit
 	[ -f "$k/slub_kunit.ko" ] || { say "FAIL: no $k/slub_kunit.ko staged"; return 1; }
@@ -263,10 +315,16 @@ patched|base|rt|uma) ;;
 esac
 for suite in "$@"; do
 	case "$suite" in
-	kselftest)
-		# streamed, and kept for ksft_expect
-		run_suite kselftest sh -c "set -o pipefail; cd $S/kselftest && ./run_kselftest.sh -c slub_park 2>&1 | tee $OUT/kselftest.txt"
+	kselftest|kselftest-intree)
+		# streamed, and kept for ksft_expect (and the topology suite)
+		kd=$S/kselftest
+		[ "$suite" = kselftest ] || kd=$S/kselftest-intree
+		[ -x "$kd/run_kselftest.sh" ] || { bad "suite $suite: no $kd/run_kselftest.sh staged"; continue; }
+		run_suite "$suite" sh -c "set -o pipefail; cd $kd && ./run_kselftest.sh -c slub_park 2>&1 | tee $OUT/kselftest.txt"
 		ksft_expect "$OUT/kselftest.txt" "$kernel"
+		;;
+	topology)
+		run_suite topology check_topology
 		;;
 	kunit)
 		run_suite kunit check_kunit
