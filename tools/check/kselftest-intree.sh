@@ -70,6 +70,11 @@ src=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$bdir/Makefile" | head -n 1)
 release=$(cat "$bdir/include/config/kernel.release")
 
 t0=$(date +%s)
+# one run at a time: the scratch tree and O's kselftest/ output are shared
+# by every clone that uses this cache
+mkdir -p "$(dirname "$out")"
+exec 9>"$out.lock"
+flock 9
 rm -rf "$out"
 tree=$out/tree
 inst=$out/install
