@@ -144,7 +144,7 @@ def meta(cfg: Config, builds: Dict[str, str]) -> List[str]:
             % FLUSH_INFLIGHT if cfg.flush
             else 'module PLACEMENTS="%s"' % cfg.placements)
     lines = ['date: %s' % time.strftime('%Y-%m-%d %H:%M:%S UTC',
-                                         time.gmtime()),
+                                        time.gmtime()),
              'project: %s (patches/: %d patches)' % (commit, npatches),
              'guest: %d nodes x %d vCPUs, TCG, host %s (%d CPUs)' % (
                  cfg.nodes, cfg.cpus_per_node, cpu or platform.machine(),
