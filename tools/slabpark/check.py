@@ -68,9 +68,10 @@ def elapsed(env=os.environ):
 # ---- a step's context: its output (log file + KTAP nesting), commands
 
 class Context:
-    def __init__(self, name, log, emit):
+    def __init__(self, name, log, emit, results=None):
         self.name = name
         self.log = log
+        self.results = results if results is not None else {}  # step: verdict
         self.last = ''
         self.nester = ktap.Nester(name, emit)
         self._num = [0]     # the result numbers of the levels it opened
@@ -472,16 +473,22 @@ def matrix(config):
     return run
 
 
-def guest(label, kernel, suites, build, env=None):
-    """Boot build-kernel.sh BUILD's kernel with the guest's stage and run
+def guest(label, kernel, suites, build, env=None, shape=None, stages=()):
+    """Boot build-kernel.sh BUILD's kernel with the guest's stage (and
+    STAGES, more run-guest.sh --stage SRC:DST; SHAPE: its --shape) and run
     tools/guest/guest-check.sh KERNEL SUITES (KERNEL: the kselftest
     outcome to expect, tools/guest/guest-lib.sh); console and files in
-    $SLABPARK_CACHE/runs/check-LABEL."""
+    $SLABPARK_CACHE/runs/check-LABEL.  GUEST_APPEND: more kernel
+    arguments."""
     def run(ctx):
         bdir = build_kernel(ctx, *build)
         stage = ctx.capture(['tools/vm/stage-guest.sh', bdir])
         argv = ['tools/vm/run-guest.sh', '--kernel', bdir,
                 '--stage', stage + ':.']
+        for s in stages:
+            argv += ['--stage', s]
+        if shape:
+            argv += ['--shape', shape]
         if os.environ.get('GUEST_APPEND'):
             argv += ['--append', os.environ['GUEST_APPEND']]
         argv += ['--out', os.path.join(os.environ['SLABPARK_CACHE'], 'runs',
@@ -601,7 +608,7 @@ class Runner:
         self.emit('# [%s] check %d: %s' % (elapsed(self.env), n, st.name))
         log = os.path.join(self.logs, st.name + '.log')
         with open(log, 'w') as f:
-            ctx = Context(st.name, f, self.emit)
+            ctx = Context(st.name, f, self.emit, self.result)
             rc = self._run(ctx, st)
             ctx.nester.finish()
         dt = int(time.time() - t0)

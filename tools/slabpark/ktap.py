@@ -19,8 +19,9 @@ lines, not by indentation):
   becomes the subtest's plan); elsewhere it opens an unnamed part,
   "part-K", closed when its plan is complete, by a result line indented
   less than its version line (which then follows it), or at the end.
-- A plan before the first child is kept, any other plan (a late
-  "1..N", "1..0 # SKIP") is a diagnostic.
+- A plan before the first child of a nested subtest is kept; any other
+  plan (the step's own, which more output may follow, a late "1..N",
+  "1..0 # SKIP") is a diagnostic.
 - kselftest's runner prefixes a test's own output with "# ": after a
   "# selftests: DIR: TEST" line, "# TAP version 13" opens the subtest
   "selftests: DIR: TEST" whose lines carry one more "# ", closed by the
@@ -236,8 +237,9 @@ class Nester:
                                  anon=True)
         if pm:
             n = int(pm.group(1))
+            # (not a step's own: after it, the step may print more)
             if n > 0 and top.n == 0 and top.plan is None and \
-                    not s[pm.end():].strip():
+                    top is not self.base and not s[pm.end():].strip():
                 top.plan = n
             else:
                 self._diag(top, s)
