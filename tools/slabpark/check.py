@@ -112,8 +112,9 @@ class Context:
                                  stdin=subprocess.DEVNULL, env=e, cwd=cwd)
         except OSError as err:
             raise Fail('%s: %s' % (argv[0], err.strerror))
-        self._stream(p.stdout)
-        rc = p.wait()
+        with p:
+            self._stream(p.stdout)
+        rc = p.returncode
         if check and rc != 0:
             raise Fail('%s exited with %d' % (' '.join(argv), rc))
         return rc
@@ -129,11 +130,12 @@ class Context:
         except OSError as err:
             raise Fail('%s: %s' % (argv[0], err.strerror))
         out = []
-        t = threading.Thread(target=lambda: out.append(p.stdout.read()))
-        t.start()
-        self._stream(p.stderr)
-        t.join()
-        rc = p.wait()
+        with p:
+            t = threading.Thread(target=lambda: out.append(p.stdout.read()))
+            t.start()
+            self._stream(p.stderr)
+            t.join()
+        rc = p.returncode
         if check and rc != 0:
             raise Fail('%s exited with %d' % (' '.join(argv), rc))
         return out[0].decode('utf-8', 'replace').strip()
