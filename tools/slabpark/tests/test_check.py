@@ -255,6 +255,27 @@ class NesterTest(unittest.TestCase):
         self.assertEqual(root.failed(),
                          ['debug-gate.debug-gate-default.kselftest'])
 
+    def test_gate_points_nest(self):
+        # debug-gate.sh: a boot's subtest, the guest's points (indented),
+        # the kunit and kselftest points holding their own KTAP
+        guest = ['TAP version 13'] + \
+            suite('kunit', KUNIT, False)[:-1] + ['not ok 1 kunit # 30s'] + \
+            suite('kselftest', RUNNER, False)[:-1] + \
+            ['not ok 2 kselftest # 90s', 'ok 3 dmesg # 0 problem lines',
+             '1..3', 'SLABPARK-DEBUG-GATE label=default pass=1 fail=2']
+        lines = ['TAP version 13', '1..1', '    KTAP version 1',
+                 '    # Subtest: debug-gate-default'] + \
+            ['    ' + t for t in guest] + \
+            ['not ok 1 debug-gate-default # 200s']
+        root = read_ktap(nest([('debug-gate', lines, False)]))
+        self.assertEqual(root.failed(), [
+            'debug-gate.debug-gate-default.kunit.slub_test.test_park_shrink',
+            'debug-gate.debug-gate-default.kselftest.selftests: slub_park: '
+            'ksft_slub_park.sh.run_cross'])
+        errors, failed = kunit_parse(self, nest([('debug-gate', lines,
+                                                  False)]))
+        self.assertEqual((errors, failed), (0, root.failed()))
+
     def test_unclosed_subtests_fail(self):
         # the guest died in the kselftest: what is open fails
         lines = suite('kselftest', RUNNER[:9], True)[:-1]
