@@ -172,7 +172,6 @@ def cmd(*argv, env=None):
     """A step that is a command (run from the top of the tree)."""
     def run(ctx):
         return ctx.run(list(argv), env=env)
-    run.what = ' '.join(argv)
     return run
 
 
@@ -481,13 +480,16 @@ def guest(label, kernel, suites, build, env=None, shape=None, stages=()):
     tools/guest/guest-check.sh KERNEL SUITES (KERNEL: the kselftest
     outcome to expect, tools/guest/guest-lib.sh); console and files in
     $SLABPARK_CACHE/runs/check-LABEL.  GUEST_APPEND: more kernel
-    arguments."""
+    arguments.  SUITES and STAGES may be functions of the step's Context
+    (e.g. of ctx.results, what the steps before gave)."""
     def run(ctx):
+        want = suites(ctx) if callable(suites) else suites
+        more = stages(ctx) if callable(stages) else stages
         bdir = build_kernel(ctx, *build)
         stage = ctx.capture(['tools/vm/stage-guest.sh', bdir])
         argv = ['tools/vm/run-guest.sh', '--kernel', bdir,
                 '--stage', stage + ':.']
-        for s in stages:
+        for s in more:
             argv += ['--stage', s]
         if shape:
             argv += ['--shape', shape]
@@ -495,9 +497,8 @@ def guest(label, kernel, suites, build, env=None, shape=None, stages=()):
             argv += ['--append', os.environ['GUEST_APPEND']]
         argv += ['--out', os.path.join(os.environ['SLABPARK_CACHE'], 'runs',
                                        'check-' + label),
-                 '--', 'tools/guest/guest-check.sh', kernel, *suites]
+                 '--', 'tools/guest/guest-check.sh', kernel, *want]
         return ctx.run(argv, env=env)
-    run.what = 'guest-check.sh %s %s' % (kernel, ' '.join(suites))
     return run
 
 
