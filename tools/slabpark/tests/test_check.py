@@ -235,6 +235,36 @@ class NesterTest(unittest.TestCase):
             self.assertEqual(root.failed(), [])
             self.assertEqual(len(root.find(['g', 'part-2']).children), 8)
 
+    def test_broken_kernel_log(self):
+        # guest-patched with a kselftest expectation broken on purpose
+        # (slub_park.sh: cross's remote_free_pct >= 101), the guest's
+        # suites as subtests: the case is named, and only it
+        lines = fixture('guest-patched-broken.log')
+        root = read_ktap(nest([('guest-patched', lines, False)]))
+        name = ('guest-patched.kselftest.selftests: slub_park: '
+                'ksft_slub_park.sh.remote_free_pct')
+        self.assertEqual(root.failed(), [name])
+        g = root.find(['guest-patched'])
+        self.assertEqual([(c.name, c.ok) for c in g.children],
+                         [('kselftest', False), ('slabstat-window', True),
+                          ('host-mode', True)])
+        ks = g.find(['kselftest', 'selftests: slub_park: ksft_slub_park.sh'])
+        self.assertEqual((len(ks.children), ks.plan), (17, 17))
+        errors, failed = kunit_parse(self, nest([('guest-patched', lines,
+                                                  False)]))
+        self.assertEqual((errors, failed), (0, [name]))
+
+    def test_old_gate_log(self):
+        # debug-gate.sh before it named the boot's subtest
+        root = read_ktap(nest([('debug-gate', fixture('debug-gate-old.log'),
+                                True)]))
+        part = root.find(['debug-gate', 'part-1'])
+        self.assertEqual(len(part.children), 18)
+        self.assertEqual(part.children[0].name, 'kunit')
+        self.assertEqual(root.find(['debug-gate']).children[1].name,
+                         'debug-gate-default')
+        self.assertEqual(root.failed(), [])
+
     def test_anonymous_part_closed_by_indent(self):
         # debug-gate.sh before it named the boot: the guest's document,
         # indented, its plan late, then the host's point
