@@ -58,10 +58,11 @@ run_suite() {
 	[ "$rs_rc" = 0 ] || rc=$rs_rc
 }
 
-# run_kselftest.sh -c slub_park, streamed, then judged by ksft_expect
+# suite_kselftest DIR: DIR/run_kselftest.sh -c slub_park, streamed, then
+# judged by ksft_expect
 # shellcheck disable=SC2317 # called through run_suite
 suite_kselftest() {
-	sh -c "set -o pipefail; cd $S/kselftest && ./run_kselftest.sh -c slub_park 2>&1 | tee $OUT/kselftest.txt"
+	sh -c "set -o pipefail; cd $1 && ./run_kselftest.sh -c slub_park 2>&1 | tee $OUT/kselftest.txt"
 	sk_rc=$?
 	ksft_expect "$OUT/kselftest.txt" "$kernel"
 	return "$sk_rc"
@@ -298,7 +299,7 @@ ktap_set_plan $#
 for suite in "$@"; do
 	case "$suite" in
 	kselftest)
-		run_suite kselftest suite_kselftest
+		run_suite kselftest suite_kselftest "$S/kselftest"
 		;;
 	kunit)
 		run_suite kunit check_kunit
