@@ -1,0 +1,196 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# slab-dump.sh: a plain dump of /sys/kernel/slab/<cache>/ (and the
+# series' debugfs park/parked) for the host to analyse with
+# python3 -m slabpark slabstat (Documentation/dev-tools/slabstat.rst).
+# busybox sh: runs in the guest, and on the host for make run HOST=1.
+# It reads and prints; it decides nothing (what is a counter, a gauge or
+# a fact is the host's business).
+#
+# Usage: slab-dump.sh [-r RESULTS] CACHE... >DUMP
+#   -r RESULTS  a "key: value" file (e.g. /sys/kernel/debug/slub_stress/results),
+#               copied in as @result lines
+# Environment: SYSFS (default /sys) and PROC (default /proc) read a
+# fixture tree instead (debugfs as $SYSFS/kernel/debug); the clocks are
+# always the real ones.
+# Exit status: 0 ok, 1 error (no such cache, an alias, no sysfs), 2 usage.
+#
+# The dump, one record a line, fields one space apart, in this order:
+#   @slab-dump 1               the format's version
+#   @mono SECONDS              /proc/uptime's first field, taken first
+#   @stat cpuN USER NICE ...   each per-CPU line of $PROC/stat, verbatim
+#   CACHE ATTR MODE VALUE      each regular file of $SYSFS/kernel/slab/CACHE/:
+#                              MODE 'w' where its owner may write it (the
+#                              stat files and the settings), else 'r';
+#                              VALUE its first line verbatim, the per-CPU
+#                              "C<cpu>=<n>" and per-node "N<node>=<n>" parts
+#                              included; empty where the read fails (validate
+#                              without debug flags: EINVAL) or the file is
+#                              empty (ctor, shrink, validate)
+#   CACHE debugfs/park MODE V  the series' switch and parked count, from
+#   CACHE debugfs/parked ...   $SYSFS/kernel/debug/slab/CACHE/, where they exist
+#   @unreadable CACHE ATTR     a file this user may not read (not root: the
+#                              stat files are 0400/0600); the host refuses
+#                              a dump with one, as slabstat refused to run
+#   @node N CPULIST            each node directory of $SYSFS/devices/system/node;
+#   @nonuma                    instead, where that directory is missing
+#   @kernel RELEASE            $PROC/sys/kernel/osrelease, else uname -r
+#   @time EPOCH ISO-8601       the wall clock at the end, UTC
+#   @result LINE               each line of -r RESULTS, verbatim
+
+set -eu
+
+SYSFS=${SYSFS:-/sys}
+PROC=${PROC:-/proc}
+NL='
+'
+
+die() {
+	echo "slab-dump: $1" >&2
+	exit "${2:-1}"
+}
+
+usage() {
+	echo "usage: slab-dump.sh [-r RESULTS] CACHE... (a dump of /sys/kernel/slab/CACHE/ on stdout)" >&2
+	exit 2
+}
+
+# no_such_cache NAME: the names of the slab directory that share its
+# first 4 characters or contain it, then exit 1
+no_such_cache() {
+	nsc_dir=$SYSFS/kernel/slab
+	[ -d "$nsc_dir" ] || die "cannot open $nsc_dir (is this a SLUB kernel with CONFIG_SYSFS?)"
+	nsc_pre=$(printf '%.4s' "$1")
+	nsc_hits=
+	for nsc_f in "$nsc_dir"/*; do
+		nsc_n=${nsc_f##*/}
+		case $nsc_n in
+		:*) continue ;;
+		"$nsc_pre"* | *"$1"*) nsc_hits="$nsc_hits${nsc_hits:+, }$nsc_n" ;;
+		esac
+	done
+	[ -n "$nsc_hits" ] || die "no cache '$1' in $nsc_dir (and no similar names)"
+	die "no cache '$1' in $nsc_dir; close names: $nsc_hits"
+}
+
+# values: "CACHE ATTR MODE PATH" lines in, "CACHE ATTR MODE VALUE" out,
+# VALUE the first line of PATH (empty where it cannot be read); @ lines
+# pass.  One awk for the whole dump: the shell's read takes a system call
+# a byte, a fork a file is slow under TCG.
+values() {
+	awk '/^@/ { print; next }
+	{
+		p = $0
+		sub(/^[^ ]* [^ ]* [^ ]* /, "", p)
+		v = ""
+		if ((getline v <p) <= 0)
+			v = ""
+		close(p)
+		print $1 " " $2 " " $3 " " v
+	}'
+}
+
+# check_cache NAME: a cache directory of its own (before anything is printed)
+check_cache() {
+	cc_d=$SYSFS/kernel/slab/$1
+	if [ -L "$cc_d" ]; then
+		cc_t=$(readlink "$cc_d")
+		die "cache '$1' is an alias of the merged cache '${cc_t##*/}' ($cc_d -> $cc_t): its counters are shared with every cache merged into '${cc_t##*/}'; boot with slab_nomerge or create the cache with SLAB_NO_MERGE"
+	fi
+	[ -e "$cc_d" ] || no_such_cache "$1"
+	[ -d "$cc_d" ] || die "$cc_d is not a directory"
+}
+
+dump_cache() {
+	dc_c=$1
+	dc_d=$SYSFS/kernel/slab/$dc_c
+	dc_g=$SYSFS/kernel/debug/slab/$dc_c
+	[ -d "$dc_g" ] || dc_g=
+	# the files their owner may write (SLUB's stat files and settings, the
+	# park switch), full paths: one find a cache, no fork per file
+	dc_w=$NL$(find "$dc_d" ${dc_g:+"$dc_g"} -maxdepth 1 -type f -perm -200)$NL
+	for dc_f in "$dc_d"/*; do
+		[ -f "$dc_f" ] || continue
+		dc_a=${dc_f##*/}
+		if [ ! -r "$dc_f" ]; then
+			echo "@unreadable $dc_c $dc_a"
+			continue
+		fi
+		dc_m=r
+		case $dc_w in *"$NL$dc_f$NL"*) dc_m=w ;; esac
+		echo "$dc_c $dc_a $dc_m $dc_f"
+	done
+	[ -n "$dc_g" ] || return 0
+	for dc_a in park parked; do
+		dc_f=$dc_g/$dc_a
+		[ -f "$dc_f" ] || continue
+		if [ ! -r "$dc_f" ]; then
+			echo "@unreadable $dc_c debugfs/$dc_a"
+			continue
+		fi
+		dc_m=r
+		case $dc_w in *"$NL$dc_f$NL"*) dc_m=w ;; esac
+		echo "$dc_c debugfs/$dc_a $dc_m $dc_f"
+	done
+}
+
+results=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-r) [ $# -ge 2 ] || usage; results=$2; shift 2 ;;
+	-h | --help) usage ;;
+	--) shift; break ;;
+	-*) echo "slab-dump: unknown option '$1'" >&2; usage ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || usage
+seen=$NL
+for c in "$@"; do
+	case $c in
+	'' | .* | @* | */* | *' '* | *"	"*) die "invalid cache name '$c'" ;;
+	esac
+	case $seen in *"$NL$c$NL"*) die "cache '$c' given twice" ;; esac
+	seen=$seen$c$NL
+done
+if [ -n "$results" ] && { [ ! -f "$results" ] || [ ! -r "$results" ]; }; then
+	die "cannot read results file $results"
+fi
+[ -d "$SYSFS/kernel/slab" ] || die "cannot open $SYSFS/kernel/slab (is this a SLUB kernel with CONFIG_SYSFS?)"
+for c in "$@"; do
+	check_cache "$c"
+done
+
+echo "@slab-dump 1"
+up=
+{ read -r up _ </proc/uptime || :; } 2>/dev/null
+[ -z "$up" ] || echo "@mono $up"
+if [ -r "$PROC/stat" ]; then
+	while IFS= read -r l; do
+		case $l in cpu[0-9]*) echo "@stat $l" ;; esac
+	done <"$PROC/stat"
+else
+	echo "slab-dump: warning: cannot read $PROC/stat; no idle figures" >&2
+fi
+for c in "$@"; do
+	dump_cache "$c"
+done | values
+nd=$SYSFS/devices/system/node
+if [ -d "$nd" ]; then
+	for n in "$nd"/node[0-9]*; do
+		[ -r "$n/cpulist" ] || continue
+		# cat, not read: busybox's read gets nothing from the cpulist files
+		echo "@node ${n##*/node} $(cat "$n/cpulist")"
+	done
+else
+	echo "@nonuma"
+fi
+k=$(cat "$PROC/sys/kernel/osrelease" 2>/dev/null) || k=$(uname -r)
+echo "@kernel $k"
+echo "@time $(date -u '+%s %Y-%m-%dT%H:%M:%SZ')"
+if [ -n "$results" ]; then
+	while IFS= read -r l || [ -n "$l" ]; do
+		echo "@result $l"
+	done <"$results"
+fi

@@ -1,0 +1,1394 @@
+# SPDX-License-Identifier: GPL-2.0
+"""slabstat's analysis in Python: snapshots, deltas, per-node split,
+derived rows, group comparison; text, CSV and JSON as tools/slabstat
+writes them.
+
+Inputs: the plain dumps of tools/guest/slab-dump.sh (what the guest and
+HOST=1 write), and tools/slabstat's own JSON: snapshots ('slabstat snap')
+for diff, delta documents ('slabstat diff --json', the
+runs/<placement>/park<mode>/<round>.json of a results directory) for
+compare.  Every number and every line of output is meant to equal the C
+tool's on the same input (tools/slabpark/tests/test_slabstat.py checks
+that against the C binary while it exists).
+
+What the current consumers read of the outputs:
+
+- tools/slabpark/runs.py: delta document caches.<cache>.metrics.<m>.value
+- tools/report/summarize-measure.sh, summarize-lockstat.sh: the first
+  "delta" line after "<metric>": { in a delta document (awk on the
+  pretty-printed layout, which write_json reproduces byte for byte)
+- tools/report/plot-runs.sh, summarize-sweep.sh: the compare CSV, its
+  header (metric, <label>..., kind, cache, <label>_runs/_min/_max,
+  <label>_delta/_change_pct) and the rows park_slab, free_add_partial,
+  alloc_slab, free_slab, free_slowpath_ratio, page_churn, park_ratio,
+  ops_per_sec
+- tools/slabstat/tests/guest-window.sh: the window CSV, fields 6 (delta),
+  8 and 9 (node0, node1) of <cache>,counter,free_slowpath and the
+  ,idle,idle_pct, row
+- tools/report/report-runs.sh: the compare text (report.txt), and writes
+  the compare CSV/JSON next to it
+
+CLI: python3 -m slabpark.slabstat {snap,diff,split,window,compare} (main);
+'python3 -m slabpark slabstat ...' once slabpark/__main__.py hands its
+arguments to main() (left to whoever owns __main__.py now).
+"""
+
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple
+
+PROG = 'slabstat'
+MAX_NAME = 128
+MAX_NODES = 64
+MAX_GROUPS = 8
+
+# object/slab gauges; with CONFIG_NUMA and a non-zero value they carry N parts
+GAUGE_NAMES = ('slabs', 'objects', 'partial', 'total_objects',
+               'objects_partial')
+# scalar facts recorded in every snapshot (when the file exists)
+FACT_NAMES = ('object_size', 'slab_size', 'sheaf_capacity', 'objs_per_slab',
+              'order', 'min_partial')
+# writable attributes that are settings or triggers, not statistics
+SETTING_NAMES = ('cpu_partial', 'remote_node_defrag_ratio', 'failslab',
+                 'skip_kfence', 'validate', 'shrink')
+# the series' debugfs files: the switch (a fact), the parked count (a gauge)
+DEBUGFS_FILES = {'park': 'fact', 'parked': 'gauge'}
+RESULT_KEYS = ('ops_per_sec', 'free_lat_p50_ns', 'free_lat_p99_ns',
+               'alloc_lat_p50_ns', 'alloc_lat_p99_ns')
+SECTIONS = (('counter', 'counters'), ('gauge', 'gauges'), ('fact', 'facts'))
+
+
+class Error(Exception):
+    """a one-line error; the CLI prints 'slabstat: MSG' and exits 1"""
+
+
+class UsageError(Exception):
+    """the CLI prints 'slabstat: MSG', the usage, and exits 2"""
+
+
+def warn(msg: str) -> None:
+    print('%s: warning: %s' % (PROG, msg), file=sys.stderr)
+
+
+def s64(x: int) -> int:
+    """x as a C long long after unsigned arithmetic"""
+    x &= (1 << 64) - 1
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+def u64(x: int) -> int:
+    return x & ((1 << 64) - 1)
+
+
+# ------------------------------------------------------------ derived rows
+
+# key, label, unit ('%' percent, 'x' ratio, '#' count)
+DERIVED = (
+    ('free_slowpath_ratio',
+     'FREE_SLOWPATH / (FREE_FASTPATH + FREE_SLOWPATH)', '%'),
+    ('sheaf_flushes', 'SHEAF_FLUSH / sheaf_capacity', '#'),
+    ('barn_put_fail_per_flush',
+     'BARN_PUT_FAIL / (SHEAF_FLUSH / sheaf_capacity)', 'x'),
+    ('park_ratio', 'PARK_SLAB / FREE_ADD_PARTIAL', '%'),
+    ('park_balance', 'PARK_SLAB - UNPARK_SLAB', '#'),
+    ('page_churn', 'page allocator churn (alloc_slab + free_slab)', '#'),
+)
+OK, ABSENT, UNDEF = 'ok', 'absent', 'undefined'
+
+Getter = Callable[[str], Optional[float]]
+
+
+def _ratio(num: float, den: float, scale: float) -> Tuple[str, float]:
+    if den == 0:
+        return UNDEF, 0.0
+    return OK, num / den * scale
+
+
+def derive(i: int, get: Getter) -> Tuple[str, float]:
+    """row i of DERIVED from per-run values (counter delta, gauge/fact
+    value); (state, value)"""
+    def need(*names):
+        v = [get(n) for n in names]
+        return None if any(x is None for x in v) else v
+
+    if i == 0:
+        v = need('free_slowpath', 'free_fastpath')
+        return (ABSENT, 0.0) if v is None else _ratio(v[0], v[0] + v[1], 100)
+    if i == 1:
+        v = need('sheaf_flush', 'sheaf_capacity')
+        return (ABSENT, 0.0) if v is None else _ratio(v[0], v[1], 1)
+    if i == 2:
+        v = need('barn_put_fail', 'sheaf_flush', 'sheaf_capacity')
+        if v is None:
+            return ABSENT, 0.0
+        if v[2] == 0:
+            return UNDEF, 0.0
+        return _ratio(v[0], v[1] / v[2], 1)
+    if i == 3:
+        # a park counts free_add_partial too: at most 100%
+        v = need('park_slab', 'free_add_partial')
+        return (ABSENT, 0.0) if v is None else _ratio(v[0], v[1], 100)
+    if i == 4:
+        v = need('park_slab', 'unpark_slab')
+        return (ABSENT, 0.0) if v is None else (OK, v[0] - v[1])
+    if i == 5:
+        v = need('alloc_slab', 'free_slab')
+        return (ABSENT, 0.0) if v is None else (OK, v[0] + v[1])
+    return ABSENT, 0.0
+
+
+# ------------------------------------------------------------ formatting
+
+def fmt_int(v: int) -> str:
+    """1234567 -> '1,234,567'"""
+    return '{:,}'.format(int(v))
+
+
+def fmt_num(v: float) -> str:
+    """integers with separators, other values with separators and 2
+    decimals (rounded as slabstat's fmt_num: + 0.005, truncated)"""
+    r = -v if v < 0 else v
+    if math.isfinite(r) and r < 9e18 and r == float(int(r)):
+        return fmt_int(int(v))
+    r += 0.005
+    ip = int(r)
+    frac = '%02d' % int((r - ip) * 100)
+    return ('-' if v < 0 else '') + fmt_int(ip) + '.' + frac
+
+
+def fmt_derived(i: int, v: float) -> str:
+    unit = DERIVED[i][2]
+    if unit == '%':
+        return '%.2f%%' % v
+    if unit == 'x':
+        return '%.2f' % v
+    return fmt_num(v)
+
+
+def table(rows: List[List[Optional[str]]]) -> str:
+    """first column left-aligned, the others right-aligned 3 apart, a '='
+    rule under the header; None prints as '-'"""
+    rows = [['-' if c is None else c for c in r] for r in rows]
+    ncol = len(rows[0])
+    w = [max(len(r[j]) for r in rows) + (3 if j else 0) for j in range(ncol)]
+    out = []
+    for i, r in enumerate(rows):
+        out.append(''.join(c.ljust(w[j]) if j == 0 else c.rjust(w[j])
+                           for j, c in enumerate(r)) + '\n')
+        if i == 0:
+            out.append('=' * sum(w) + '\n')
+    return ''.join(out)
+
+
+def csv_cell(s: str, last: bool) -> str:
+    if any(c in s for c in ',"\n'):
+        s = '"' + s.replace('"', '""') + '"'
+    return s + ('\n' if last else ',')
+
+
+def _quote(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        if ch in '"\\':
+            out.append('\\' + ch)
+        elif ch == '\n':
+            out.append('\\n')
+        elif ord(ch) < 0x20:
+            out.append('\\u%04x' % ord(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return ''.join(out)
+
+
+def _jw(v, depth: int, out: List[str]) -> None:
+    if isinstance(v, (dict, list)):
+        op, cl = ('{', '}') if isinstance(v, dict) else ('[', ']')
+        out.append(op)
+        items = v.items() if isinstance(v, dict) else ((None, x) for x in v)
+        first = True
+        for k, x in items:
+            out.append('\n' if first else ',\n')
+            first = False
+            out.append('  ' * (depth + 1))
+            if k is not None:
+                out.append(_quote(k) + ': ')
+            _jw(x, depth + 1, out)
+        if not first:
+            out.append('\n' + '  ' * depth)
+        out.append(cl)
+    elif v is None:
+        out.append('null')
+    elif isinstance(v, bool):
+        out.append('true' if v else 'false')
+    elif isinstance(v, int):
+        out.append(str(v))
+    elif isinstance(v, float):
+        out.append('%.15g' % v if math.isfinite(v) else 'null')
+    else:
+        out.append(_quote(str(v)))
+
+
+def write_json(doc) -> str:
+    """JSON laid out as slabstat writes it: 2-space indent, one member a
+    line, ints as ints, doubles as %.15g"""
+    out: List[str] = []
+    _jw(doc, 0, out)
+    return ''.join(out) + '\n'
+
+
+# ------------------------------------------------------------ snapshots
+
+@dataclass
+class Metric:
+    name: str
+    type: str                   # counter, gauge, fact
+    sum: int
+    parts: List[Tuple[int, int]] = field(default_factory=list)
+
+
+@dataclass
+class Snapshot:
+    kernel: str = ''
+    time: str = ''
+    timestamp: float = 0.0
+    mono: float = 0.0
+    cpu_node: List[int] = field(default_factory=list)
+    cpus: List[Tuple[int, int, int]] = field(default_factory=list)
+    caches: Dict[str, Dict[str, Metric]] = field(default_factory=dict)
+    results: List[Tuple[str, float]] = field(default_factory=list)
+
+    def node_of(self, cpu: int) -> int:
+        return self.cpu_node[cpu] if 0 <= cpu < len(self.cpu_node) else -1
+
+
+def parse_stat(text: str) -> Optional[Tuple[int, str, List[Tuple[int, int]]]]:
+    """'<sum>[ C<n>=<v>...]' or '<sum>[ N<n>=<v>...]': (sum, kind, parts),
+    kind 'C', 'N' or '' without parts; None for anything else"""
+    m = re.match(r'\d+', text)
+    if not m:
+        return None
+    total = int(m.group())
+    if total >= 1 << 64:
+        return None
+    p = m.end()
+    kind = ''
+    parts = []
+    n = len(text)
+    while True:
+        while p < n and text[p] == ' ':
+            p += 1
+        if p == n - 1 and text[p] == '\n':
+            p += 1
+        if p == n:
+            return total, kind, parts
+        ch = text[p]
+        if ch not in 'CN' or (kind and kind != ch):
+            return None
+        kind = ch
+        m = re.compile(r'(\d+)=(\d+)').match(text, p + 1)
+        if not m:
+            return None
+        parts.append((int(m.group(1)), u64(int(m.group(2)))))
+        p = m.end()
+
+
+def classify(name: str, kind: str, writable: bool) -> Optional[str]:
+    if kind == 'C':
+        return 'counter'
+    if kind == 'N' or name in GAUGE_NAMES:
+        return 'gauge'
+    if name in FACT_NAMES:
+        return 'fact'
+    if writable and name not in SETTING_NAMES:
+        return 'counter'
+    return None
+
+
+def parse_cpulist(text: str, node: int, s: Snapshot) -> None:
+    """'0-3,8,10-11' into s.cpu_node"""
+    for tok in text.strip().split(','):
+        m = re.fullmatch(r'(\d+)(?:-(\d+))?', tok)
+        if not m:
+            return
+        a = int(m.group(1))
+        b = int(m.group(2)) if m.group(2) else a
+        if b > 65535 or b < a:
+            return
+        while len(s.cpu_node) <= b:
+            s.cpu_node.append(-1)
+        for c in range(a, b + 1):
+            s.cpu_node[c] = node
+
+
+def parse_results_line(line: str) -> Optional[Tuple[str, float]]:
+    """'key: value' with one number (slabstat snap --results)"""
+    k, sep, v = line.partition(':')
+    k = k.strip()
+    if not sep or not k or len(k) >= MAX_NAME:
+        return None
+    # one decimal number and nothing else (not placement, not lists)
+    if not re.fullmatch(r'\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*', v):
+        return None
+    return k, float(v)
+
+
+def _proc_stat_line(line: str) -> Optional[Tuple[int, int, int]]:
+    """(cpu, idle, busy) of a 'cpuN user nice system idle ...' line"""
+    m = re.match(r'cpu(\d+)', line)
+    if not m:
+        return None
+    v = []
+    for w in line[m.end():].split()[:8]:
+        if not w.isdigit():
+            break
+        v.append(int(w))
+    if len(v) < 4:
+        return None
+    v += [0] * (8 - len(v))
+    # user nice system idle iowait irq softirq steal
+    return (int(m.group(1)), v[3] + v[4],
+            v[0] + v[1] + v[2] + v[5] + v[6] + v[7])
+
+
+def _finish_cache(path: str, name: str, files: List[str],
+                  mets: Dict[str, Metric]) -> Dict[str, Metric]:
+    mets = dict(sorted(mets.items()))
+    if any(m.type == 'counter' for m in mets.values()):
+        return mets
+    if any(f in GAUGE_NAMES or f == 'object_size' for f in files):
+        raise Error("%s: cache '%s' has no statistics files (no "
+                    "alloc_fastpath, free_slowpath, ...): the kernel lacks "
+                    "CONFIG_SLUB_STATS" % (path, name))
+    raise Error('%s: cache %s has no SLUB statistics or object files'
+                % (path, name))
+
+
+def parse_dump(text: str, path: str = 'dump') -> Snapshot:
+    """a dump of tools/guest/slab-dump.sh"""
+    lines = text.split('\n')
+    if lines and lines[-1] == '':
+        lines.pop()
+    if not lines or lines[0] != '@slab-dump 1':
+        raise Error("%s: not a slab dump (first line is not '@slab-dump 1')"
+                    % path)
+    s = Snapshot()
+    files: Dict[str, List[str]] = {}
+    mets: Dict[str, Dict[str, Metric]] = {}
+    numa = True
+    for no, line in enumerate(lines[1:], 2):
+        if line.startswith('@'):
+            key, _, rest = line.partition(' ')
+            if key == '@mono':
+                s.mono = float(rest)
+            elif key == '@stat':
+                cs = _proc_stat_line(rest)
+                if cs:
+                    s.cpus.append(cs)
+            elif key == '@node':
+                n, _, cl = rest.partition(' ')
+                if n.isdigit() and int(n) < MAX_NODES:
+                    parse_cpulist(cl, int(n), s)
+            elif key == '@nonuma':
+                numa = False
+            elif key == '@kernel':
+                s.kernel = rest
+            elif key == '@time':
+                ep, _, iso = rest.partition(' ')
+                s.timestamp, s.time = float(ep), iso
+            elif key == '@result':
+                kv = parse_results_line(rest)
+                if kv:
+                    s.results.append(kv)
+            elif key == '@unreadable':
+                c, _, a = rest.partition(' ')
+                what = ('debugfs is readable by root only'
+                        if a.startswith('debugfs/') else
+                        'SLUB statistics are readable by root only '
+                        '(mode 0400/0600)')
+                raise Error('%s: permission denied reading %s/%s: %s; run '
+                            'slab-dump.sh as root' % (path, c, a, what))
+            else:
+                raise Error("%s:%d: unknown record '%s'" % (path, no, key))
+            continue
+        f = line.split(' ', 3)
+        if len(f) < 3 or f[2] not in ('r', 'w') or not f[0] or not f[1]:
+            raise Error("%s:%d: not a 'CACHE ATTR MODE VALUE' line: '%.60s'"
+                        % (path, no, line))
+        c, a, mode = f[0], f[1], f[2]
+        val = f[3] if len(f) > 3 else ''
+        if c not in mets:
+            files[c], mets[c] = [], {}
+        files[c].append(a)
+        if a.startswith('debugfs/'):
+            a = a[len('debugfs/'):]
+            if a not in DEBUGFS_FILES:
+                continue
+            st = parse_stat(val)
+            if st is None or st[1]:
+                warn("%s: %s debugfs/%s: not a single number: '%.40s'; "
+                     "left out" % (path, c, a, val))
+                continue
+            mets[c][a] = Metric(a, DEBUGFS_FILES[a], st[0])
+            continue
+        st = parse_stat(val)
+        if len(a) >= MAX_NAME or st is None:
+            continue
+        t = classify(a, st[1], mode == 'w')
+        if t:
+            mets[c][a] = Metric(a, t, st[0], st[2])
+    for c in mets:
+        s.caches[c] = _finish_cache(path, c, files[c], mets[c])
+    if not s.caches:
+        raise Error('%s: no cache in the dump' % path)
+    # without node directories (!CONFIG_NUMA) every CPU is node 0
+    for cpu, _, _ in s.cpus:
+        while len(s.cpu_node) <= cpu:
+            s.cpu_node.append(-1 if numa else 0)
+        if not numa:
+            s.cpu_node[cpu] = 0
+    return s
+
+
+def _jint(v) -> Optional[int]:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return int(v)
+
+
+def _jnum(v) -> Optional[float]:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v)
+
+
+def parse_snapshot_json(doc, path: str = 'snapshot') -> Snapshot:
+    """a snapshot written by 'slabstat snap' (or by snap_json)"""
+    kind = doc.get('slabstat') if isinstance(doc, dict) else None
+    if kind != 'snapshot':
+        raise Error("%s is not a slabstat snapshot (made by 'slabstat snap')%s"
+                    % (path, "; it is a delta document, an input of "
+                       "'slabstat compare'" if kind == 'delta' else ''))
+    s = Snapshot()
+    s.kernel = doc.get('kernel') if isinstance(doc.get('kernel'), str) else ''
+    s.time = doc.get('time') if isinstance(doc.get('time'), str) else ''
+    s.timestamp = _jnum(doc.get('timestamp')) or 0.0
+    s.mono = _jnum(doc.get('monotonic')) or 0.0
+    cn = doc.get('cpu_node')
+    if isinstance(cn, list):
+        s.cpu_node = [_jint(x) if _jint(x) is not None else -1 for x in cn]
+    for c in doc.get('cpus') or []:
+        if isinstance(c, dict) and _jint(c.get('cpu')) is not None:
+            s.cpus.append((_jint(c['cpu']), _jint(c.get('idle')) or 0,
+                           _jint(c.get('busy')) or 0))
+    caches = doc.get('caches')
+    if not isinstance(caches, dict):
+        raise Error('%s: no caches in snapshot' % path)
+    for cname, cv in caches.items():
+        mets: Dict[str, Metric] = {}
+        for t, sec in SECTIONS:
+            secv = cv.get(sec) if isinstance(cv, dict) else None
+            if secv is None:
+                continue
+            if not isinstance(secv, dict):
+                raise Error("%s: cache '%s': bad %s section"
+                            % (path, cname, t))
+            for mname, v in secv.items():
+                if t == 'fact':
+                    x = _jint(v)
+                    if x is None:
+                        raise Error('%s: %s.%s is not a number'
+                                    % (path, cname, mname))
+                    mets[mname] = Metric(mname, t, u64(x))
+                    continue
+                x = _jint(v.get('sum')) if isinstance(v, dict) else None
+                if x is None:
+                    raise Error('%s: %s.%s has no sum' % (path, cname, mname))
+                parts = v.get('cpus' if t == 'counter' else 'nodes')
+                pl = []
+                if isinstance(parts, dict):
+                    for pk, pv in parts.items():
+                        if _jint(pv) is not None:
+                            m = re.match(r'\s*[-+]?\d+', pk)
+                            pl.append((int(m.group()) if m else 0,
+                                       u64(_jint(pv))))
+                mets[mname] = Metric(mname, t, u64(x), pl)
+        s.caches[cname] = dict(sorted(mets.items()))
+    res = doc.get('results')
+    if isinstance(res, dict):
+        s.results = [(k, _jnum(v)) for k, v in res.items()
+                     if _jnum(v) is not None]
+    return s
+
+
+def read_text(path: str) -> str:
+    try:
+        with open(path, encoding='utf-8', errors='surrogateescape') as f:
+            return f.read()
+    except OSError as e:
+        raise Error('cannot read %s: %s' % (path, e.strerror))
+
+
+def load_json(path: str):
+    try:
+        return json.loads(read_text(path))
+    except ValueError as e:
+        raise Error('%s: not valid JSON: %s' % (path, e))
+
+
+def load_snapshot(path: str) -> Snapshot:
+    """a dump (slab-dump.sh) or a slabstat snapshot (JSON)"""
+    text = read_text(path)
+    if text.startswith('@slab-dump'):
+        return parse_dump(text, path)
+    if text.lstrip().startswith('{'):
+        try:
+            doc = json.loads(text)
+        except ValueError as e:
+            raise Error('%s: not valid JSON: %s' % (path, e))
+        return parse_snapshot_json(doc, path)
+    raise Error('%s is neither a slab dump (tools/guest/slab-dump.sh) nor a '
+                "slabstat snapshot" % path)
+
+
+def snap_json(s: Snapshot) -> dict:
+    """the snapshot document of 'slabstat snap'"""
+    caches = {}
+    for cname, mets in s.caches.items():
+        cd = {}
+        for t, sec in SECTIONS:
+            d = {}
+            for m in mets.values():
+                if m.type != t:
+                    continue
+                if t == 'fact':
+                    d[m.name] = m.sum
+                else:
+                    d[m.name] = {'sum': m.sum, ('cpus' if t == 'counter'
+                                                else 'nodes'):
+                                 {str(i): v for i, v in m.parts}}
+            cd[sec] = d
+        caches[cname] = cd
+    doc = {'slabstat': 'snapshot', 'version': 1, 'kernel': s.kernel,
+           'time': s.time, 'timestamp': float(s.timestamp),
+           'monotonic': float(s.mono), 'cpu_node': list(s.cpu_node),
+           'cpus': [{'cpu': c, 'idle': i, 'busy': b} for c, i, b in s.cpus],
+           'caches': caches}
+    if s.results:
+        doc['results'] = {k: float(v) for k, v in s.results}
+    return doc
+
+
+# ------------------------------------------------------------ deltas
+
+@dataclass
+class MDelta:
+    name: str
+    type: str
+    has_a: bool
+    has_b: bool
+    a: int
+    b: int
+    delta: int = 0
+    value: float = 0.0
+    parts: List[List[int]] = field(default_factory=list)   # [id, delta]
+    node: List[int] = field(default_factory=lambda: [0] * MAX_NODES)
+    wrapped: int = 0
+
+
+@dataclass
+class CDelta:
+    name: str
+    m: List[MDelta]
+    derived: List[Tuple[str, float]]
+
+    def get(self, name: str) -> Optional[float]:
+        for m in self.m:
+            if m.name == name:
+                return m.value if m.has_a and m.has_b else None
+        return None
+
+
+@dataclass
+class Delta:
+    a: Snapshot
+    b: Snapshot
+    c: List[CDelta]
+    nnodes: int = 0
+    idle_pct: Dict[int, float] = field(default_factory=dict)
+    idle_all: Optional[float] = None
+
+
+def _unwrap(d: int, md: MDelta) -> int:
+    """the per-CPU statistics are unsigned int: a per-CPU value that
+    dropped by more than 2^31 wrapped and gets 2^32 back; a smaller drop
+    (a clear, a CPU gone offline) stays negative"""
+    if d < -(1 << 31):
+        md.wrapped += 1
+        return d + (1 << 32)
+    return d
+
+
+def metric_delta(name: str, ma: Optional[Metric], mb: Optional[Metric],
+                 b: Snapshot) -> MDelta:
+    md = MDelta(name, mb.type if mb else ma.type, ma is not None,
+                mb is not None, ma.sum if ma else 0, mb.sum if mb else 0)
+    if not ma or not mb:
+        return md
+    md.delta = s64(md.b - md.a)
+    md.value = float(md.delta) if md.type == 'counter' else float(md.b)
+    if md.type == 'fact':
+        return md
+    pa = dict(ma.parts)
+    pb = dict(mb.parts)
+    ids = []
+    for i, _ in ma.parts + mb.parts:
+        if i not in ids:
+            ids.append(i)
+    total = 0
+    for i in sorted(ids):
+        d = s64(pb.get(i, 0) - pa.get(i, 0))
+        if md.type == 'counter':
+            d = _unwrap(d, md)
+        md.parts.append([i, d])
+        total += d
+        node = b.node_of(i) if md.type == 'counter' else i
+        if 0 <= node < MAX_NODES:
+            md.node[node] += d
+    if md.type != 'counter':
+        return md
+    # without CONFIG_SMP there are no C parts: the sum is the one CPU
+    md.delta = s64(total) if md.parts else _unwrap(md.delta, md)
+    md.value = float(md.delta)
+    return md
+
+
+def cache_delta(name: str, ca: Optional[Dict[str, Metric]],
+                cb: Optional[Dict[str, Metric]], b: Snapshot) -> CDelta:
+    ca = ca or {}
+    cb = cb or {}
+    names = sorted(set(ca) | set(cb))
+    cd = CDelta(name, [metric_delta(n, ca.get(n), cb.get(n), b)
+                       for n in names], [])
+    cd.derived = [derive(i, cd.get) for i in range(len(DERIVED))]
+    return cd
+
+
+def compute(a: Snapshot, b: Snapshot) -> Delta:
+    cs = [cache_delta(n, a.caches.get(n), b.caches[n], b) for n in b.caches]
+    cs += [cache_delta(n, a.caches[n], None, b) for n in a.caches
+           if n not in b.caches]
+    d = Delta(a, b, cs)
+    for n in b.cpu_node:
+        if d.nnodes <= n < MAX_NODES:
+            d.nnodes = n + 1
+    idle = [0.0] * MAX_NODES
+    busy = [0.0] * MAX_NODES
+    seen = set()
+    ti = tb = 0.0
+    acpu = {}
+    for c in a.cpus:
+        acpu.setdefault(c[0], c)
+    for cpu, ib, bb in b.cpus:
+        ca = acpu.get(cpu)
+        if ca is None:
+            continue
+        di = float(u64(ib - ca[1]))
+        db = float(u64(bb - ca[2]))
+        ti += di
+        tb += db
+        node = b.node_of(cpu)
+        if not 0 <= node < MAX_NODES:
+            continue
+        idle[node] += di
+        busy[node] += db
+        seen.add(node)
+    if ti + tb > 0:
+        d.idle_all = ti / (ti + tb) * 100
+    for node in sorted(seen):
+        if idle[node] + busy[node] > 0:
+            d.idle_pct[node] = idle[node] / (idle[node] + busy[node]) * 100
+    return d
+
+
+def _change_pct(m: MDelta) -> Optional[float]:
+    if m.a == 0:
+        return None if m.b != 0 else 0.0
+    return float(m.delta) / float(m.a) * 100
+
+
+def diff_text(d: Delta, per_node: bool) -> str:
+    o = []
+    if d.a.kernel == d.b.kernel:
+        o.append('kernel: %s\n' % d.b.kernel)
+    else:
+        o.append('kernel: %s -> %s\n' % (d.a.kernel, d.b.kernel))
+    if d.a.mono and d.b.mono:
+        o.append('interval: %.2f s (%s -> %s)\n'
+                 % (d.b.mono - d.a.mono, d.a.time, d.b.time))
+    for cd in d.c:
+        o.append('\ncache: %s\n\n' % cd.name)
+        rows = [['metric', 'before', 'after', 'delta', 'change']]
+        for m in cd.m:
+            if m.has_a and m.has_b:
+                pct = _change_pct(m)
+                change = 'n/a' if pct is None else '%+.2f%%' % pct
+                dl = fmt_int(m.delta)
+            else:
+                change, dl = 'absent', None
+            rows.append([m.name, fmt_int(m.a) if m.has_a else None,
+                         fmt_int(m.b) if m.has_b else None, dl, change])
+        o.append(table(rows))
+        for m in cd.m:
+            if m.wrapped:
+                o.append('note: %s: the per-CPU counter wrapped at 2^32 on '
+                         '%d CPU(s); delta corrected\n' % (m.name, m.wrapped))
+        o.append('\n')
+        rows = [['derived', 'value']]
+        for i, (st, v) in enumerate(cd.derived):
+            rows.append([DERIVED[i][1], fmt_derived(i, v) if st == OK else
+                         'absent' if st == ABSENT else 'n/a'])
+        o.append(table(rows))
+        if not per_node:
+            continue
+        o.append('\nper-node split of the counter deltas (C<cpu> parts '
+                 'summed by the node of the CPU)\n\n')
+        rows = [['metric'] + ['node%d' % n for n in range(d.nnodes)] +
+                ['all']]
+        for m in cd.m:
+            if m.type != 'counter' or not m.has_a or not m.has_b:
+                continue
+            rows.append([m.name] + [fmt_int(m.node[n])
+                                    for n in range(d.nnodes)] +
+                        [fmt_int(m.delta)])
+        if d.idle_all is not None:
+            rows.append(['%idle'] + ['%.2f' % d.idle_pct[n]
+                                     if n in d.idle_pct else '-'
+                                     for n in range(d.nnodes)] +
+                        ['%.2f' % d.idle_all])
+        o.append(table(rows))
+    if d.b.results:
+        o.append('\nresults (after):\n')
+        for k, v in d.b.results:
+            o.append('  %s: %s\n' % (k, fmt_num(v)))
+    return ''.join(o)
+
+
+def _csv_num(v: float) -> str:
+    if math.isfinite(v) and abs(v) < 9.2e18 and v == float(int(v)):
+        return '%d' % int(v)
+    return '%.4f' % v
+
+
+def diff_csv(d: Delta, per_node: bool) -> str:
+    o = ['cache,kind,metric,before,after,delta,change_pct']
+    nn = d.nnodes if per_node else 0
+    o += [',node%d' % n for n in range(nn)]
+    o.append('\n')
+    for cd in d.c:
+        for m in cd.m:
+            both = m.has_a and m.has_b
+            if not both:
+                b4 = 'absent'
+            else:
+                pct = _change_pct(m)
+                b4 = '' if pct is None else '%.2f' % pct
+            o += [csv_cell(cd.name, False), csv_cell(m.type, False),
+                  csv_cell(m.name, False),
+                  csv_cell(str(m.a) if m.has_a else '', False),
+                  csv_cell(str(m.b) if m.has_b else '', False),
+                  csv_cell(str(m.delta) if both else '', False),
+                  csv_cell(b4, not per_node or not d.nnodes)]
+            for n in range(nn):
+                cell = '' if m.type == 'fact' or not both else str(m.node[n])
+                o.append(csv_cell(cell, n == nn - 1))
+        for j, (st, v) in enumerate(cd.derived):
+            o += [csv_cell(cd.name, False), csv_cell('derived', False),
+                  csv_cell(DERIVED[j][0], False), csv_cell('', False),
+                  csv_cell('', False),
+                  csv_cell(_csv_num(v) if st == OK else '', False),
+                  csv_cell('absent' if st == ABSENT else '',
+                           not per_node or not d.nnodes)]
+            o += [csv_cell('', n == nn - 1) for n in range(nn)]
+    if per_node and d.idle_all is not None:
+        o.append(',idle,idle_pct,,,%.2f,%s' % (d.idle_all,
+                                               ',' if d.nnodes else '\n'))
+        o += [csv_cell('%.2f' % d.idle_pct[n] if n in d.idle_pct else '',
+                       n == nn - 1) for n in range(nn)]
+    for k, v in d.b.results:
+        o.append(',result,%s,,,%s,%s\n' % (k, _csv_num(v), ',' * nn))
+    return ''.join(o)
+
+
+def delta_json(d: Delta) -> dict:
+    """the delta document of 'slabstat diff --json' (what compare reads)"""
+    caches = {}
+    for cd in d.c:
+        mets = {}
+        for m in cd.m:
+            e = {'type': m.type, 'before': m.a if m.has_a else None,
+                 'after': m.b if m.has_b else None}
+            if not (m.has_a and m.has_b):
+                e.update(delta=None, value=None,
+                         absent='after' if m.has_a else 'before')
+                mets[m.name] = e
+                continue
+            e['delta'] = m.delta
+            e['value'] = float(m.value)
+            if m.wrapped:
+                e['wrapped_cpus'] = m.wrapped
+            pct = _change_pct(m)
+            e['change_pct'] = pct
+            if m.type != 'fact':
+                e['cpus' if m.type == 'counter' else 'nodes'] = \
+                    {str(i): v for i, v in m.parts}
+            if m.type == 'counter':
+                e['nodes'] = {str(n): m.node[n] for n in range(d.nnodes)}
+            mets[m.name] = e
+        der = {}
+        for j, (st, v) in enumerate(cd.derived):
+            key, label, unit = DERIVED[j]
+            der[key] = {'label': label,
+                        'unit': {'%': '%', 'x': 'ratio'}.get(unit, 'count'),
+                        'value': float(v) if st == OK else None,
+                        'state': st}
+        caches[cd.name] = {'metrics': mets, 'derived': der}
+    idle: Dict[str, object] = {}
+    if d.idle_all is not None:
+        idle['all_pct'] = d.idle_all
+    idle['nodes_pct'] = {str(n): d.idle_pct[n] for n in range(d.nnodes)
+                         if n in d.idle_pct}
+    return {'slabstat': 'delta', 'version': 1, 'kernel': d.b.kernel,
+            'kernel_before': d.a.kernel, 'time_before': d.a.time,
+            'time_after': d.b.time,
+            'interval_s': float(d.b.mono - d.a.mono),
+            'cpu_node': list(d.b.cpu_node), 'caches': caches, 'idle': idle,
+            'results': {k: float(v) for k, v in d.b.results}}
+
+
+def diff(a: Snapshot, b: Snapshot, fmt: str = 'text',
+         per_node: bool = False) -> str:
+    d = compute(a, b)
+    if fmt == 'json':
+        return write_json(delta_json(d))
+    if fmt == 'csv':
+        return diff_csv(d, per_node)
+    return diff_text(d, per_node)
+
+
+# ------------------------------------------------------------ compare
+
+@dataclass
+class Stats:
+    n: int = 0
+    undef: int = 0
+    med: float = 0.0
+    lo: float = 0.0
+    hi: float = 0.0
+
+    def missing(self) -> str:
+        """what a group without values shows: n/a if a denominator was 0"""
+        return 'n/a' if self.undef else 'absent'
+
+
+def median(v: List[float]) -> float:
+    v = sorted(v)
+    n = len(v)
+    if not n:
+        return 0.0
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+@dataclass
+class Row:
+    name: str
+    kind: str                   # counter, gauge, fact, derived, result
+    dindex: int = -1
+    g: List[Stats] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return DERIVED[self.dindex][0] if self.dindex >= 0 else self.name
+
+    @property
+    def label(self) -> str:
+        return DERIVED[self.dindex][1] if self.dindex >= 0 else self.name
+
+    def fmt(self, v: float) -> str:
+        return fmt_derived(self.dindex, v) if self.dindex >= 0 else fmt_num(v)
+
+
+def _metrics(doc, cache: str):
+    c = doc.get('caches')
+    c = c.get(cache) if isinstance(c, dict) else None
+    m = c.get('metrics') if isinstance(c, dict) else None
+    return m if isinstance(m, dict) else None
+
+
+def _run_value(mets, name: str) -> Optional[float]:
+    m = mets.get(name) if isinstance(mets, dict) else None
+    return _jnum(m.get('value')) if isinstance(m, dict) else None
+
+
+class Compare:
+    """groups of delta documents (lists of (path, doc))"""
+
+    def __init__(self, groups: List[List[Tuple[str, dict]]],
+                 labels: List[str]):
+        self.groups = groups
+        self.labels = labels
+        self.caches: List[str] = []
+        self.any_results = False
+        for g in groups:
+            for _, doc in g:
+                for c in (doc.get('caches') or {}):
+                    if c not in self.caches:
+                        self.caches.append(c)
+                if isinstance(doc.get('results'), dict) and doc['results']:
+                    self.any_results = True
+        self.results = [self.collect(Row(k, 'result'), '')
+                        for k in RESULT_KEYS]
+
+    def collect(self, row: Row, cache: str) -> Row:
+        row.g = []
+        for g in self.groups:
+            v = []
+            undef = 0
+            for _, doc in g:
+                if row.kind == 'result':
+                    r = doc.get('results')
+                    x = _jnum(r.get(row.name)) if isinstance(r, dict) \
+                        else None
+                    if x is not None:
+                        v.append(x)
+                elif row.dindex >= 0:
+                    m = _metrics(doc, cache)
+                    st, x = derive(row.dindex, lambda n: _run_value(m, n)) \
+                        if m is not None else (ABSENT, 0.0)
+                    if st == OK:
+                        v.append(x)
+                    elif st == UNDEF:
+                        undef += 1
+                else:
+                    x = _run_value(_metrics(doc, cache), row.name)
+                    if x is not None:
+                        v.append(x)
+            s = Stats(len(v), undef)
+            if v:
+                s.lo, s.hi, s.med = min(v), max(v), median(v)
+            row.g.append(s)
+        return row
+
+    def cache_rows(self, cache: str) -> Tuple[List[Row], List[Row]]:
+        names: List[str] = []
+        for g in self.groups:
+            for _, doc in g:
+                for n in (_metrics(doc, cache) or {}):
+                    if n not in names:
+                        names.append(n)
+        rows = []
+        for n in sorted(names):
+            kind = 'counter'
+            for g in self.groups:
+                for _, doc in g:
+                    e = (_metrics(doc, cache) or {}).get(n)
+                    if isinstance(e, dict) and isinstance(e.get('type'), str):
+                        kind = e['type']
+            rows.append(self.collect(Row(n, kind), cache))
+        der = [self.collect(Row(DERIVED[i][0], 'derived', i), cache)
+               for i in range(len(DERIVED))]
+        return rows, der
+
+    def kernel(self, g: int) -> str:
+        """the kernel release of a group's runs, 'mixed: ...' if they differ"""
+        k0 = None
+        for _, doc in self.groups[g]:
+            k = doc.get('kernel') if isinstance(doc.get('kernel'), str) \
+                else '?'
+            if k0 is None:
+                k0 = k
+            elif k != k0:
+                return 'mixed: %s, %s, ...' % (k0, k)
+        return k0 if k0 is not None else '?'
+
+
+def _fmt_stats(row: Row, s: Stats) -> str:
+    if not s.n:
+        return s.missing()
+    med = row.fmt(s.med)
+    if s.n == 1:
+        return med
+    return '%s (%s%s%s)' % (med, row.fmt(s.lo),
+                            '..' if s.lo < 0 or s.hi < 0 else '-',
+                            row.fmt(s.hi))
+
+
+def _change_vs_first(row: Row, g: int) -> Optional[float]:
+    f, s = row.g[0], row.g[g]
+    if not f.n or not s.n:
+        return None
+    if f.med == 0:
+        return None if s.med != 0 else 0.0
+    return (s.med - f.med) / abs(f.med) * 100
+
+
+def _text_rows(c: Compare, rows: List[Row], title: str,
+               with_delta: bool) -> str:
+    ng = len(c.groups)
+    hdr = [title] + list(c.labels)
+    for g in range(1, ng):
+        if with_delta:
+            hdr.append('delta %s' % c.labels[g] if ng > 2 else 'delta')
+        hdr.append('change %s' % c.labels[g] if ng > 2 else 'change')
+    out = [hdr]
+    for row in rows:
+        cells: List[Optional[str]] = [row.label]
+        cells += [_fmt_stats(row, s) for s in row.g]
+        for g in range(1, ng):
+            both = row.g[0].n and row.g[g].n
+            if with_delta:
+                cells.append(row.fmt(row.g[g].med - row.g[0].med)
+                             if both else None)
+            if not both:
+                cells.append(row.g[g].missing() if row.g[0].n
+                             else row.g[0].missing())
+            else:
+                pct = _change_vs_first(row, g)
+                cells.append('n/a' if pct is None else '%+.2f%%' % pct)
+        out.append(cells)
+    return table(out)
+
+
+def _g10(s: Stats, v: float) -> str:
+    return '%.10g' % v if s.n else ''
+
+
+def _csv_rows(c: Compare, rows: List[Row], cache: str) -> str:
+    ng = len(c.groups)
+    o = []
+    for row in rows:
+        o.append(csv_cell(row.key, False))
+        o += [csv_cell(_g10(s, s.med), False) for s in row.g]
+        o += [csv_cell(row.kind, False), csv_cell(cache, False)]
+        for g, s in enumerate(row.g):
+            last = g == ng - 1 and ng == 1
+            o += [csv_cell('%d' % s.n, False), csv_cell(_g10(s, s.lo), False),
+                  csv_cell(_g10(s, s.hi), last)]
+        for g in range(1, ng):
+            s = row.g[g]
+            both = row.g[0].n and s.n
+            o.append(csv_cell('%.10g' % (s.med - row.g[0].med)
+                              if both else '', False))
+            if not both:
+                b = s.missing() if row.g[0].n else row.g[0].missing()
+            else:
+                pct = _change_vs_first(row, g)
+                b = '' if pct is None else '%.2f' % pct
+            o.append(csv_cell(b, g == ng - 1))
+    return ''.join(o)
+
+
+def _json_rows(c: Compare, rows: List[Row]) -> dict:
+    out = {}
+    for row in rows:
+        e: Dict[str, object] = {'kind': row.kind}
+        if row.dindex >= 0:
+            e['label'] = row.label
+        gs = []
+        for g, s in enumerate(row.g):
+            x: Dict[str, object] = {'label': c.labels[g], 'runs': s.n}
+            if s.n:
+                x.update(median=float(s.med), min=float(s.lo),
+                         max=float(s.hi))
+            elif s.undef:
+                x['undefined'] = 'zero denominator in every run'
+            else:
+                x['absent'] = 'no run has it'
+            if g and row.g[0].n and s.n:
+                x['delta'] = float(s.med - row.g[0].med)
+                x['change_pct'] = _change_vs_first(row, g)
+            gs.append(x)
+        e['groups'] = gs
+        out[row.key] = e
+    return out
+
+
+def load_delta(path: str) -> dict:
+    if read_text(path).startswith('@slab-dump'):
+        raise Error("%s is not a delta document: compare takes the output of "
+                    "'slabstat diff --json A B' (this is a slab dump)" % path)
+    doc = load_json(path)
+    kind = doc.get('slabstat') if isinstance(doc, dict) else None
+    if kind != 'delta':
+        raise Error("%s is not a delta document: compare takes the output of "
+                    "'slabstat diff --json A B'%s"
+                    % (path, ' (this is a snapshot)'
+                       if kind == 'snapshot' else ''))
+    return doc
+
+
+def compare(groups: List[List[str]], labels: Optional[List[str]] = None,
+            fmt: str = 'text') -> str:
+    """median (min-max) per group of delta documents, delta and change of
+    each later group against the first"""
+    labels = labels or ['G%d' % (i + 1) for i in range(len(groups))]
+    c = Compare([[(p, load_delta(p)) for p in g] for g in groups], labels)
+    ng = len(groups)
+    if fmt == 'json':
+        caches = {}
+        for cache in c.caches:
+            rows, der = c.cache_rows(cache)
+            caches[cache] = {'metrics': _json_rows(c, rows),
+                             'derived': _json_rows(c, der)}
+        return write_json({
+            'slabstat': 'compare', 'version': 1,
+            'groups': [{'label': labels[g], 'runs': list(groups[g])}
+                       for g in range(ng)],
+            'caches': caches, 'results': _json_rows(c, c.results)})
+    if fmt == 'csv':
+        o = ['metric'] + [',%s' % lb for lb in labels] + [',kind,cache']
+        o += [',%s_runs,%s_min,%s_max' % (lb, lb, lb) for lb in labels]
+        o += [',%s_delta,%s_change_pct' % (lb, lb) for lb in labels[1:]]
+        o.append('\n')
+        for cache in c.caches:
+            rows, der = c.cache_rows(cache)
+            o.append(_csv_rows(c, rows + der, cache))
+        o.append(_csv_rows(c, c.results, ''))
+        return ''.join(o)
+    o = ['values are median (min-max) over the runs of a group\n']
+    for g in range(ng):
+        n = len(groups[g])
+        o.append('group %s: %d run%s, kernel %s\n'
+                 % (labels[g], n, '' if n == 1 else 's', c.kernel(g)))
+    for cache in c.caches:
+        rows, der = c.cache_rows(cache)
+        o.append('\ncache: %s\n\n' % cache)
+        o.append(_text_rows(c, rows, 'metric', True))
+        o.append('\n')
+        o.append(_text_rows(c, der, 'derived', False))
+    if c.any_results:
+        o.append('\nresults\n\n')
+        o.append(_text_rows(c, c.results, 'result', True))
+    return ''.join(o)
+
+
+# ------------------------------------------------------------ window
+
+DUMP_SH = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), 'guest', 'slab-dump.sh')
+
+
+def dump(caches: List[str], results: Optional[str] = None,
+         sysfs: Optional[str] = None, proc: Optional[str] = None) -> str:
+    """run tools/guest/slab-dump.sh here (make run HOST=1, fixture trees)"""
+    env = dict(os.environ)
+    if sysfs:
+        env['SYSFS'] = sysfs
+    if proc:
+        env['PROC'] = proc
+    argv = ['sh', DUMP_SH] + (['-r', results] if results else []) + \
+        ['--'] + list(caches)
+    p = subprocess.run(argv, env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    if p.returncode:
+        msg = p.stderr.strip().splitlines()
+        raise Error(msg[-1] if msg else 'slab-dump.sh failed (status %d)'
+                    % p.returncode)
+    sys.stderr.write(p.stderr)
+    return p.stdout
+
+
+# ------------------------------------------------------------ CLI
+
+HELP = """\
+usage: python3 -m slabpark.slabstat [--sysfs-root DIR] [--proc-root DIR]
+       COMMAND ...
+
+  snap DUMP
+      the slabstat snapshot (JSON) of a dump of tools/guest/slab-dump.sh
+  diff [--csv|--json] [--per-node] BEFORE AFTER
+      metric/before/after/delta/change table and derived rows of two
+      dumps or slabstat snapshots; --json writes the delta document that
+      'compare' reads.
+  split [--csv|--json] BEFORE AFTER
+      diff with the per-node split of every counter and per-node %idle
+      (what 'slabstat window' printed after its sleep).
+  window -t SECONDS [--results FILE] [--csv|--json] CACHE...
+      slab-dump.sh, sleep SECONDS, slab-dump.sh, split (on this machine).
+  compare [--labels L1,L2[,L3...]] [--csv|--json] D1... -- D2... [-- D3...]
+      median (min-max) of repeated runs per group (each D is a delta
+      document of 'diff --json'), delta and change of each group vs the first.
+
+  --sysfs-root DIR / --proc-root DIR: window reads a fixture tree.
+  Exit status: 0 ok, 1 error, 2 usage.
+"""
+
+
+def _parse(args: List[str], groups: bool) -> dict:
+    o = {'fmt': 'text', 'per_node': False, 'results': None, 'labels': None,
+         'seconds': None, 'pos': [], 'group_starts': [0]}
+    end_opts = False
+    i = 0
+
+    def need():
+        nonlocal i
+        if i + 1 >= len(args):
+            raise UsageError('option %s needs an argument' % args[i])
+        i += 1
+        return args[i]
+
+    def set_fmt(f):
+        if o['fmt'] != 'text' and o['fmt'] != f:
+            raise UsageError('--csv and --json exclude each other')
+        o['fmt'] = f
+
+    while i < len(args):
+        a = args[i]
+        if not end_opts and a.startswith('-') and len(a) > 1:
+            if a == '--':
+                if not groups:
+                    end_opts = True
+                else:
+                    if len(o['group_starts']) == MAX_GROUPS:
+                        raise UsageError('at most 8 groups')
+                    o['group_starts'].append(len(o['pos']))
+            elif a == '--csv':
+                set_fmt('csv')
+            elif a == '--json':
+                set_fmt('json')
+            elif a == '--per-node':
+                o['per_node'] = True
+            elif a == '--results':
+                o['results'] = need()
+            elif a == '--labels':
+                o['labels'] = need()
+            elif a == '-t':
+                s = need()
+                try:
+                    t = float(s)
+                except ValueError:
+                    t = float('nan')
+                if not 0 < t <= 86400:
+                    raise UsageError("-t needs seconds (0 < t <= 86400), "
+                                     "not '%s'" % s)
+                o['seconds'] = t
+            elif a in ('--sysfs-root', '--proc-root'):
+                o[a[2:].replace('-', '_')] = need()
+            elif a in ('-h', '--help'):
+                sys.stdout.write(HELP)
+                raise SystemExit(0)
+            else:
+                raise UsageError("unknown option '%s'" % a)
+        else:
+            o['pos'].append(a)
+        i += 1
+    return o
+
+
+def _only(o: dict, cmd: str, fmt=False, results=False, seconds=False,
+          labels=False, per_node=False) -> None:
+    for ok, key, what in ((fmt, 'fmt', '--csv/--json'),
+                          (results, 'results', '--results'),
+                          (seconds, 'seconds', '-t'),
+                          (labels, 'labels', '--labels'),
+                          (per_node, 'per_node', '--per-node')):
+        if not ok and o[key] not in (None, False, 'text'):
+            raise UsageError("'%s' takes no %s" % (cmd, what))
+
+
+def _labels(s: Optional[str], want: int) -> Optional[List[str]]:
+    if s is None:
+        return None
+    lab = [t for t in s.split(',') if t]
+    if len(lab) > want:
+        raise UsageError("--labels names more groups than given ('%s')" % s)
+    if len(lab) < want:
+        raise UsageError("--labels names fewer groups than given ('%s')" % s)
+    return lab
+
+
+def run(argv: List[str]) -> str:
+    """the output of one command; raises Error or UsageError"""
+    roots = {}
+    i = 0
+    while i < len(argv) and argv[i] in ('--sysfs-root', '--proc-root', '-h',
+                                        '--help'):
+        if argv[i] in ('-h', '--help'):
+            sys.stdout.write(HELP)
+            raise SystemExit(0)
+        if i + 1 >= len(argv):
+            raise UsageError('option %s needs an argument' % argv[i])
+        roots[argv[i][2:].replace('-', '_')] = argv[i + 1]
+        i += 2
+    if i >= len(argv):
+        raise UsageError('missing command')
+    cmd, rest = argv[i], argv[i + 1:]
+    if cmd not in ('snap', 'diff', 'split', 'window', 'compare'):
+        raise UsageError("unknown command '%s'" % cmd)
+    o = _parse(rest, cmd == 'compare')
+    roots.update({k: o[k] for k in ('sysfs_root', 'proc_root') if k in o})
+    if cmd == 'snap':
+        _only(o, cmd)
+        if len(o['pos']) != 1:
+            raise UsageError('snap needs one DUMP (of tools/guest/'
+                             'slab-dump.sh)')
+        return write_json(snap_json(load_snapshot(o['pos'][0])))
+    if cmd in ('diff', 'split'):
+        _only(o, cmd, fmt=True, per_node=cmd == 'diff')
+        if len(o['pos']) != 2:
+            raise UsageError('%s needs two snapshots: BEFORE AFTER' % cmd)
+        a = load_snapshot(o['pos'][0])
+        b = load_snapshot(o['pos'][1])
+        return diff(a, b, o['fmt'], o['per_node'] or cmd == 'split')
+    if cmd == 'window':
+        _only(o, cmd, fmt=True, results=True, seconds=True, per_node=True)
+        if o['seconds'] is None:
+            raise UsageError('window needs -t SECONDS')
+        if not o['pos']:
+            raise UsageError('window needs at least one CACHE')
+        sysfs, proc = roots.get('sysfs_root'), roots.get('proc_root')
+        with tempfile.TemporaryDirectory() as t:
+            da = dump(o['pos'], None, sysfs, proc)
+            time.sleep(o['seconds'])
+            db = dump(o['pos'], o['results'], sysfs, proc)
+            for n, text in (('before', da), ('after', db)):
+                with open(os.path.join(t, n), 'w') as f:
+                    f.write(text)
+            a = parse_dump(da, os.path.join(t, 'before'))
+            b = parse_dump(db, os.path.join(t, 'after'))
+        return diff(a, b, o['fmt'], True)
+    # compare
+    _only(o, cmd, fmt=True, labels=True)
+    starts = o['group_starts'] + [len(o['pos'])]
+    groups = [o['pos'][starts[g]:starts[g + 1]]
+              for g in range(len(starts) - 1)]
+    if any(not g for g in groups):
+        raise UsageError("compare: empty group (runs are separated by '--')")
+    return compare(groups, _labels(o['labels'], len(groups)), o['fmt'])
+
+
+def main(argv: List[str]) -> int:
+    try:
+        sys.stdout.write(run(argv))
+    except UsageError as e:
+        sys.stderr.write('%s: %s\n\n%s' % (PROG, e, HELP))
+        return 2
+    except Error as e:
+        print('%s: %s' % (PROG, e), file=sys.stderr)
+        return 1
+    try:
+        sys.stdout.flush()
+    except OSError:
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
