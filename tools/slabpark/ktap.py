@@ -298,49 +298,81 @@ class Nester:
 
 # ---- unittest as KTAP (python3 -m slabpark test)
 
-def _cases(suite):
-    for t in suite:
-        if isinstance(t, unittest.TestSuite):
-            yield from _cases(t)
-        else:
-            yield t
+class KtapResult(unittest.TestResult):
+    """unittest's results as KTAP result lines, one per test as it ends
+    (a class or module fixture that fails is a failing line of its own),
+    the traceback of a failure as diagnostics."""
+
+    def __init__(self, out):
+        super().__init__()
+        self.out = out
+        self.n = 0
+        self.bad = 0
+        self._status = None
+
+    def _line(self, test, ok, directive=None, tb=None):
+        for line in (tb or '').rstrip().splitlines():
+            print('# ' + line, file=self.out)
+        self.n += 1
+        if not ok:
+            self.bad += 1
+        name = test.id()
+        if name.startswith('slabpark.tests.'):
+            name = name[len('slabpark.tests.'):]
+        print(result_line(ok, self.n, name, directive), file=self.out)
+        self.out.flush()
+
+    def startTest(self, test):
+        super().startTest(test)
+        self._status = (True, None, None)
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        if self._status is not None:
+            self._line(test, *self._status)
+        self._status = None
+
+    def _set(self, test, ok, directive=None, err=None):
+        tb = self._exc_info_to_string(err, test) if err else None
+        if self._status is None:        # a fixture outside any test
+            self._line(test, ok, directive, tb)
+        elif ok is False or self._status[0]:
+            self._status = (ok, directive, tb)
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._set(test, False, err=err)
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._set(test, False, err=err)
+
+    def addSubTest(self, test, subtest, err):
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self._set(test, False, err=err)
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._set(test, True, 'SKIP ' + reason)
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self._set(test, False, 'unexpected success')
 
 
 def run_unittests(start_dir, top_dir, out=sys.stdout):
-    """Discover and run the tests under start_dir, printing KTAP: one
-    result line per test method, the traceback of a failure as
-    diagnostics (a module that does not import is a failing test).
-    Returns 0 when every test passed or skipped, else 1."""
-    loader = unittest.TestLoader()
-    suite = loader.discover(start_dir, top_level_dir=top_dir)
-    cases = list(_cases(suite))
+    """Discover and run the tests under start_dir, printing KTAP (no plan:
+    a failing fixture adds a line).  A module that does not import is a
+    failing test.  Returns 0 when every test passed or skipped, else 1."""
+    suite = unittest.TestLoader().discover(start_dir, top_level_dir=top_dir)
     print('KTAP version 1', file=out)
-    print('1..%d' % len(cases), file=out)
-    bad = 0
-    for i, t in enumerate(cases, 1):
-        res = unittest.TestResult()
-        out.flush()
-        t.run(res)
-        name = t.id()
-        if name.startswith('slabpark.tests.'):
-            name = name[len('slabpark.tests.'):]
-        problems = [tb for _, tb in res.errors + res.failures] + \
-            ['unexpected success' for _ in res.unexpectedSuccesses]
-        for tb in problems:
-            for line in tb.rstrip().splitlines():
-                print('# ' + line, file=out)
-        if problems:
-            bad += 1
-            print(result_line(False, i, name), file=out)
-        elif res.skipped:
-            print(result_line(True, i, name, 'SKIP ' + res.skipped[0][1]),
-                  file=out)
-        else:
-            print(result_line(True, i, name), file=out)
-    print('# unittest: %d passed, %d failed' % (len(cases) - bad, bad),
+    res = KtapResult(out)
+    suite.run(res)
+    print('# unittest: %d passed, %d failed' % (res.n - res.bad, res.bad),
           file=out)
     out.flush()
-    return 1 if bad or not cases else 0
+    return 1 if res.bad or not res.n else 0
 
 
 def main_test(top):

@@ -509,18 +509,30 @@ class UnittestKtapTest(unittest.TestCase):
                         '    def test_a(self): pass\n'
                         '    def test_b(self): self.assertEqual(1, 2)\n'
                         '    @unittest.skip("later")\n'
-                        '    def test_c(self): pass\n')
+                        '    def test_c(self): pass\n'
+                        'class U(unittest.TestCase):\n'
+                        '    @classmethod\n'
+                        '    def setUpClass(cls): cls.x = 1\n'
+                        '    def test_d(self): self.assertEqual(self.x, 1)\n'
+                        'class V(unittest.TestCase):\n'
+                        '    @classmethod\n'
+                        '    def setUpClass(cls): raise OSError("no")\n'
+                        '    def test_e(self): pass\n')
             out = io.StringIO()
             rc = ktap.run_unittests(os.path.join(d, 'pkgx'), d, out)
             sys.modules.pop('pkgx.test_x', None)
             sys.modules.pop('pkgx', None)
         lines = out.getvalue().splitlines()
         self.assertEqual(rc, 1)
-        self.assertEqual(lines[:3], ['KTAP version 1', '1..3',
+        self.assertEqual(lines[:2], ['KTAP version 1',
                                      'ok 1 pkgx.test_x.T.test_a'])
         self.assertIn('not ok 2 pkgx.test_x.T.test_b', lines)
         self.assertIn('ok 3 pkgx.test_x.T.test_c # SKIP later', lines)
         self.assertIn('# AssertionError: 1 != 2', lines)
+        self.assertIn('ok 4 pkgx.test_x.U.test_d', lines)
+        self.assertIn('not ok 5 setUpClass (pkgx.test_x.V)', lines)
+        self.assertIn('# OSError: no', lines)
+        self.assertEqual(lines[-1], '# unittest: 3 passed, 2 failed')
 
 
 if __name__ == '__main__':
