@@ -42,10 +42,10 @@ run:
 	@tools/run.sh
 
 check:
-	@tools/check/check.sh
+	@PYTHONPATH=tools python3 -m slabpark check
 
 check-full:
-	@tools/check/check.sh --full
+	@PYTHONPATH=tools python3 -m slabpark check --full
 
 soak:
 	@tools/check/soak.sh

@@ -23,7 +23,7 @@ declare -A PKG_OF=(
 	# make run WORKLOAD=mmapaddr (staged with its libraries)
 	[stress-ng]=stress-ng
 	# make check's python lint
-	[pyflakes3]=pyflakes3
+	[pyflakes3]=pyflakes3 [flake8]=flake8
 )
 # packages that provide no command we can probe for
 HEADER_PKGS=(libelf-dev libssl-dev libc6-dev python3-ply)

@@ -41,7 +41,8 @@
 #
 # KSRC=/path/to/tree builds and tests that tree as is (as build-kernel.sh
 # does), e.g. a tree with a deliberate bug to see the gate fail.
-# Output: KTAP, one test point per boot, then a summary line with counts.
+# Output: KTAP, one test point per boot (its subtest: the guest's points),
+# then a summary line with counts.
 # Exit status: 0 when every boot passed.
 
 set -euo pipefail
@@ -134,6 +135,9 @@ for b in "${bootlist[@]}"; do
 	out=${outbase:+$outbase/$b}
 	out=${out:-$SLABPARK_CACHE/runs/debug-gate-$b}
 	t0=$(date +%s)
+	# the boot's guest output as the subtest of its test point
+	echo "    KTAP version 1"
+	echo "    # Subtest: debug-gate-$b"
 	set +e
 	tools/vm/run-guest.sh --kernel "$kdir" "${stages[@]}" \
 		"${append[@]}" --timeout "$tmo" --out "$out" \

@@ -27,7 +27,7 @@
 #      not run (it would deadlock on the timer base lock and hang the guest)
 #
 # Usage: tools/check/kunit-mutants.sh [--kernel BUILD_DIR] [--modes 0,1,2,4,8,16,32,64]
-# Output: KTAP, one test point per mode.  Exit status 0 when every mode
+# Output: KTAP, one test point per mode (its subtest: the guest's).  Exit status 0 when every mode
 # gave exactly the expected failures.
 
 set -euo pipefail
@@ -66,6 +66,8 @@ n=0 failed=0
 for m in "${modelist[@]}"; do
 	n=$((n + 1))
 	out=$SLABPARK_CACHE/runs/kunit-mutant-$m
+	echo "    KTAP version 1"
+	echo "    # Subtest: break-mode-$m"
 	set +e
 	tools/vm/run-guest.sh --kernel "$kdir" --stage "$stage/tools:tools" --stage "$stage/kunit:kunit" \
 		--stage "$stage/kselftest/slub_park/slub_park_lib.sh:kselftest/slub_park/slub_park_lib.sh" \

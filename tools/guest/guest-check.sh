@@ -32,25 +32,50 @@
 #                    among them; only the perf event case may skip (TCG has
 #                    no hardware PMU)
 #
-# Each suite prints KTAP; the exit status is non-zero if any suite failed.
+# Output: KTAP (kselftest/ktap_helpers.sh of the kselftest install), one
+# subtest per suite ("# Subtest: SUITE" ... "ok N SUITE") holding what the
+# suite prints: run_kselftest.sh's own TAP, slub_kunit's debugfs results
+# as they are, the suites' test points.  The exit status is non-zero if
+# any suite failed.
 
 set -u
 # shellcheck source=tools/guest/guest-lib.sh
 . "$(dirname "$0")/tools/guest/guest-lib.sh"
+# shellcheck disable=SC1091 # the kselftest install's, staged in the guest
+. "$S/kselftest/kselftest/ktap_helpers.sh"
 rc=0
 
 bad() { say "FAIL: $*"; rc=1; }
 
-# Every suite must pass: a SKIP (exit 4) of a whole suite is a failure here,
-# as every suite's prerequisites are part of the guest.
+# run_suite NAME CMD...: one subtest; it fails when CMD exits non-zero
+# (a SKIP, exit 4, of a whole suite is a failure here, as every suite's
+# prerequisites are part of the guest) or calls bad
 run_suite() {
-	name=$1
+	rs_name=$1
 	shift
-	echo "# suite: $name"
+	rs_rc=$rc
+	rc=0
+	echo "KTAP version 1"
+	echo "# Subtest: $rs_name"
 	"$@"
-	src=$?
-	echo "SLABPARK-SUITE $name rc=$src"
-	[ "$src" = 0 ] || bad "suite $name exited with $src"
+	rs_src=$?
+	[ "$rs_src" = 0 ] || bad "suite $rs_name exited with $rs_src"
+	if [ "$rc" = 0 ]; then
+		ktap_test_pass "$rs_name"
+	else
+		ktap_test_fail "$rs_name"
+	fi
+	[ "$rs_rc" = 0 ] || rc=$rs_rc
+}
+
+# suite_kselftest DIR: DIR/run_kselftest.sh -c slub_park, streamed, then
+# judged by ksft_expect
+# shellcheck disable=SC2317 # called through run_suite
+suite_kselftest() {
+	sh -c "set -o pipefail; cd $1 && ./run_kselftest.sh -c slub_park 2>&1 | tee $OUT/kselftest.txt"
+	sk_rc=$?
+	ksft_expect "$OUT/kselftest.txt" "$kernel"
+	return "$sk_rc"
 }
 
 # make run HOST=1 (HOST=1 tools/run.sh, bash) with the staged module and
@@ -286,7 +311,9 @@ check_kunit() {
 	insmod "$k/slub_kunit.ko" || { say "FAIL: insmod slub_kunit.ko"; return 1; }
 	[ -r "$KUNIT_RES" ] || { say "FAIL: no $KUNIT_RES"; return 1; }
 	cp "$KUNIT_RES" "$OUT/kunit-slub_test.ktap"
-	kunit_results "$KUNIT_RES"
+	# KUnit's own KTAP, as it is (the host nests it in the suite)
+	cat "$KUNIT_RES"
+	kunit_results "$KUNIT_RES" >/dev/null
 	say "slub_kunit in $(($(date +%s) - t0)) s: $KUNIT_PASS passed ($KUNIT_PARK slab parking cases), $KUNIT_FAIL failed, $KUNIT_SKIP skipped"
 	ok=0
 	[ "$KUNIT_FAIL" = 0 ] || { say "FAIL: $KUNIT_FAIL case(s) failed"; ok=1; }
@@ -316,13 +343,19 @@ patched|base|rt|uma) ;;
 esac
 for suite in "$@"; do
 	case "$suite" in
+	kselftest|kselftest-intree|topology|kunit|host-mode|race-widen|slabstat-window) ;;
+	*) echo "check.sh: unknown suite '$suite'" >&2; exit 2 ;;
+	esac
+done
+ktap_print_header
+ktap_set_plan $#
+for suite in "$@"; do
+	case "$suite" in
 	kselftest|kselftest-intree)
-		# streamed, and kept for ksft_expect (and the topology suite)
+		# kselftest-intree: the install of tools/check/kselftest-intree.sh
 		kd=$S/kselftest
 		[ "$suite" = kselftest ] || kd=$S/kselftest-intree
-		[ -x "$kd/run_kselftest.sh" ] || { bad "suite $suite: no $kd/run_kselftest.sh staged"; continue; }
-		run_suite "$suite" sh -c "set -o pipefail; cd $kd && ./run_kselftest.sh -c slub_park 2>&1 | tee $OUT/kselftest.txt"
-		ksft_expect "$OUT/kselftest.txt" "$kernel"
+		run_suite "$suite" suite_kselftest "$kd"
 		;;
 	topology)
 		run_suite topology check_topology
@@ -343,10 +376,7 @@ for suite in "$@"; do
 	slabstat-window)
 		run_suite slabstat-window sh "$S/tools/guest-window.sh"
 		;;
-	*)
-		echo "check.sh: unknown suite '$suite'" >&2
-		rc=2
-		;;
 	esac
 done
+ktap_print_totals
 exit $rc

@@ -132,6 +132,9 @@ fi
 
 t_kunit() {
 	tp_begin
+	# the point's subtest: slub_kunit's own KTAP (the host nests it)
+	echo "KTAP version 1"
+	echo "# Subtest: kunit"
 	k=$S/kunit
 	if [ -f "$k/kunit.ko" ] && [ ! -d /sys/module/kunit ]; then
 		insmod "$k/kunit.ko" || bad "insmod kunit.ko failed"
@@ -169,7 +172,8 @@ t_kunit() {
 		bad "no $KUNIT_RES (CONFIG_KUNIT_DEBUGFS?)"
 	else
 		cp "$KUNIT_RES" "$OUT/kunit-slub_test-$LABEL.ktap"
-		kunit_results "$KUNIT_RES"
+		cat "$KUNIT_RES"
+		kunit_results "$KUNIT_RES" >/dev/null
 		say "slub_kunit: $KUNIT_PASS passed ($KUNIT_PARK of them slab parking cases), $KUNIT_FAIL failed, $KUNIT_SKIP skipped (suite: ${KUNIT_SUITE:-none})"
 		# patch 6 of the series: every parking case runs and passes
 		# on the patched kernel (KASAN included: the cases flush its
@@ -215,6 +219,9 @@ t_kunit() {
 
 t_kselftest() {
 	tp_begin
+	# the point's subtest: run_kselftest.sh's own TAP
+	echo "KTAP version 1"
+	echo "# Subtest: kselftest"
 	if [ ! -x "$S/kselftest/run_kselftest.sh" ]; then
 		bad "no $S/kselftest/run_kselftest.sh"
 		tp_end kselftest
@@ -222,7 +229,7 @@ t_kselftest() {
 	fi
 	out=$(cd "$S/kselftest" && ./run_kselftest.sh -c slub_park 2>&1)
 	rc=$?
-	echo "$out" | sed 's/^/#   /'
+	echo "$out"
 	echo "$out" >"$OUT/kselftest-$LABEL.txt"
 	[ "$rc" = 0 ] || bad "run_kselftest.sh -c slub_park exited with $rc"
 	# every test passes, or skips only where ksft_expect allows it

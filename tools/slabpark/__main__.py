@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""python3 -m slabpark report|record|summary DIR | experiment
+"""python3 -m slabpark report|record|summary DIR | experiment | check | test
+   | slabstat
 
 report DIR: prints the tables of a results directory of make run's
   experiments (BASE=1's alternating boots, WORKLOAD=, MIN_PARTIAL=1,
@@ -13,6 +14,10 @@ summary DIR: writes DIR/summary.txt (<= 80 columns, <= 40 lines; the key
   rows, beyond/within noise, a conclusion) and prints it.
 experiment: what make run BASE=1 / WORKLOAD= / MIN_PARTIAL=1 / FLUSH=1
   do, from the environment tools/run.sh has checked (slabpark.experiment).
+check [STEP...] [--full] [--list]: make check (slabpark.check).
+test: the package's unit tests as KTAP (make check's step python).
+slabstat {snap,diff,split,window,compare} ...: slabstat's analysis of
+  tools/guest/slab-dump.sh's dumps (slabpark.slabstat).
 Exit status: 0 ok, 1 no data or bad data, 2 usage.
 """
 
@@ -21,7 +26,7 @@ import json
 import os
 import sys
 
-from . import experiment, facts, record, report, summary
+from . import check, experiment, facts, ktap, record, report, summary
 
 
 def main(argv=None) -> int:
@@ -40,7 +45,23 @@ def main(argv=None) -> int:
     sm.add_argument('results', help="a 'make run' results directory")
     sub.add_parser('experiment', help='make run BASE=1 / WORKLOAD= / '
                    'MIN_PARTIAL=1 / FLUSH=1 (from tools/run.sh)')
+    cp = sub.add_parser('check', help='make check: the steps, one KTAP '
+                        'document')
+    cp.add_argument('steps', nargs='*', metavar='STEP')
+    cp.add_argument('--full', action='store_true',
+                    help='every step, the check-full ones too')
+    cp.add_argument('--list', action='store_true', help='list the steps')
+    sub.add_parser('test', help="the package's unit tests, as KTAP")
+    argv = sys.argv[1:] if argv is None else argv
+    # before argparse, which would take the '--' between compare's groups
+    if argv[:1] == ['slabstat']:
+        from . import slabstat
+        return slabstat.main(argv[1:])
     args = ap.parse_args(argv)
+    if args.cmd == 'check':
+        return check.main(args.steps, args.full, args.list)
+    if args.cmd == 'test':
+        return ktap.main_test(check.TOP)
     if args.cmd == 'experiment':
         return experiment.main()
     if not os.path.isdir(args.results):
