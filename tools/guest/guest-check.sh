@@ -41,8 +41,11 @@
 set -u
 # shellcheck source=tools/guest/guest-lib.sh
 . "$(dirname "$0")/tools/guest/guest-lib.sh"
-# shellcheck disable=SC1091 # the kselftest install's, staged in the guest
-. "$S/kselftest/kselftest/ktap_helpers.sh"
+# the kselftest install's, staged in the guest (tools/vm/stage-guest.sh)
+KTAP_HELPERS=$S/kselftest/kselftest/ktap_helpers.sh
+[ -r "$KTAP_HELPERS" ] || { echo "guest-check.sh: no $KTAP_HELPERS: the kselftest install is not staged" >&2; exit 2; }
+# shellcheck disable=SC1090 # a path of the guest
+. "$KTAP_HELPERS"
 rc=0
 
 bad() { say "FAIL: $*"; rc=1; }
@@ -72,7 +75,8 @@ run_suite() {
 # judged by ksft_expect
 # shellcheck disable=SC2317 # called through run_suite
 suite_kselftest() {
-	sh -c "set -o pipefail; cd $1 && ./run_kselftest.sh -c slub_park 2>&1 | tee $OUT/kselftest.txt"
+	[ -x "$1/run_kselftest.sh" ] || { say "FAIL: no $1/run_kselftest.sh staged"; return 1; }
+	sh -c "set -o pipefail; cd '$1' && ./run_kselftest.sh -c slub_park 2>&1 | tee '$OUT/kselftest.txt'"
 	sk_rc=$?
 	ksft_expect "$OUT/kselftest.txt" "$kernel"
 	return "$sk_rc"

@@ -29,11 +29,13 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import traceback
 
 from . import ktap
 
@@ -54,8 +56,10 @@ def setup_env(env=os.environ):
             os.path.expanduser('~'), '.cache'), 'slabpark')
     env['SLABPARK_TOP'] = TOP
     env['SLABPARK_CACHE'] = cache
-    env.setdefault('SLABPARK_START', str(int(time.time())))
-    env.setdefault('SLABPARK_LOGDIR', os.path.join(cache, 'logs'))
+    # as lib.sh's ${VAR:-default}: empty is unset
+    env['SLABPARK_START'] = env.get('SLABPARK_START') or str(int(time.time()))
+    env['SLABPARK_LOGDIR'] = env.get('SLABPARK_LOGDIR') or os.path.join(
+        cache, 'logs')
     return env
 
 
@@ -102,18 +106,42 @@ class Context:
         for raw in iter(p.readline, b''):
             self.line(raw.decode('utf-8', 'replace'))
 
+    @staticmethod
+    def _popen(argv, **kw):
+        """A child in a session of its own, so that stopping make check
+        (SIGINT, SIGTERM) can stop it and what it started (qemu) with
+        _stop; OSError as Fail."""
+        try:
+            return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                    start_new_session=True, **kw)
+        except OSError as err:
+            raise Fail('%s: %s' % (argv[0], err.strerror))
+
+    @staticmethod
+    def _stop(p):
+        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+            try:
+                os.killpg(p.pid, sig)
+            except ProcessLookupError:
+                return
+            try:
+                p.wait(wait)
+                return
+            except subprocess.TimeoutExpired:
+                pass
+
     def run(self, argv, env=None, check=False, cwd=TOP):
         """Run argv with its output (stdout and stderr) streamed into
         the step; its exit status, or Fail when check and it failed."""
         e = dict(os.environ, **(env or {}))
-        try:
-            p = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT,
-                                 stdin=subprocess.DEVNULL, env=e, cwd=cwd)
-        except OSError as err:
-            raise Fail('%s: %s' % (argv[0], err.strerror))
+        p = self._popen(argv, stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT, env=e, cwd=cwd)
         with p:
-            self._stream(p.stdout)
+            try:
+                self._stream(p.stdout)
+            except BaseException:
+                self._stop(p)
+                raise
         rc = p.returncode
         if check and rc != 0:
             raise Fail('%s exited with %d' % (' '.join(argv), rc))
@@ -123,17 +151,17 @@ class Context:
         """Run argv; its stdout (stripped) returned, its stderr streamed
         into the step.  Fail when it fails."""
         e = dict(os.environ, **(env or {}))
-        try:
-            p = subprocess.Popen(argv, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE,
-                                 stdin=subprocess.DEVNULL, env=e, cwd=cwd)
-        except OSError as err:
-            raise Fail('%s: %s' % (argv[0], err.strerror))
+        p = self._popen(argv, stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, env=e, cwd=cwd)
         out = []
         with p:
             t = threading.Thread(target=lambda: out.append(p.stdout.read()))
             t.start()
-            self._stream(p.stderr)
+            try:
+                self._stream(p.stderr)
+            except BaseException:
+                self._stop(p)
+                raise
             t.join()
         rc = p.returncode
         if check and rc != 0:
@@ -159,6 +187,7 @@ class _Subtest:
         self.ctx._num.pop()
         if et is Fail:
             self.ctx.say(str(ev))
+        if et is not None:
             self.ok = False
         self.ctx.result(self.ok, self.name)
         if et is Fail:
@@ -639,6 +668,7 @@ class Runner:
         self.result = {}
         self.counts = {'pass': 0, 'fail': 0, 'skip': 0}
         self.failures = []
+        self.interrupted = False
 
     def emit(self, line):
         self.out.write(line + '\n')
@@ -650,8 +680,17 @@ class Runner:
         log = os.path.join(self.logs, st.name + '.log')
         with open(log, 'w') as f:
             ctx = Context(st.name, f, self.emit, self.result)
-            rc = self._run(ctx, st)
-            ctx.nester.finish()
+            try:
+                rc = self._run(ctx, st)
+            except KeyboardInterrupt:
+                ctx.say('interrupted')
+                self.interrupted = True
+                rc = 1
+            base = ctx.nester.finish()
+            if rc == 0 and base.failed:
+                # KTAP: a test with a failing subtest fails
+                ctx.say('%d of its subtests failed' % base.failed)
+                rc = 1
         dt = int(time.time() - t0)
         if rc == 0:
             self.emit('ok %d %s # %ds' % (n, st.name, dt))
@@ -681,6 +720,11 @@ class Runner:
         except Fail as e:
             ctx.say(str(e))
             return 1
+        except Exception:
+            # a bug of the step (or a file it needs is missing): its
+            # failure, the traceback in its log; the other steps run
+            ctx.say(traceback.format_exc().rstrip())
+            return 1
         return 0 if rc is None else rc
 
     def run(self, steps):
@@ -688,6 +732,8 @@ class Runner:
         self.emit('1..%d' % len(steps))
         for n, st in enumerate(steps, 1):
             self.step(n, st)
+            if self.interrupted:
+                break
         if self.failures:
             self.emit('# failed steps:')
             for f in self.failures:
@@ -695,6 +741,8 @@ class Runner:
         self.emit('# make check took %s' % elapsed(self.env))
         self.emit('check: %d passed, %d failed, %d skipped' % (
             self.counts['pass'], self.counts['fail'], self.counts['skip']))
+        if self.interrupted:
+            return 130
         return 1 if self.counts['fail'] else 0
 
 
@@ -737,6 +785,9 @@ def main(names, full=False, listing=False):
         return 2
     env = setup_env()
     os.chdir(TOP)
+    # SIGTERM (a CI job's timeout) as SIGINT: the step running and its
+    # children are stopped, the summary and the last line still printed
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     logs = os.path.join(env['SLABPARK_LOGDIR'], 'check')
     os.makedirs(logs, exist_ok=True)
     try:

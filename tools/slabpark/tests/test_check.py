@@ -10,8 +10,11 @@ the failures named down to the case."""
 import glob
 import io
 import os
+import signal
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 from slabpark import check, ktap
@@ -417,6 +420,57 @@ class RunnerTest(unittest.TestCase):
                                   check.Step('g', fake(0), needs=('k',))])
         self.assertEqual((rc, out[-1]), (0, 'check: 2 passed, 0 failed, '
                                          '0 skipped'))
+
+    def test_exception_is_the_steps_failure(self):
+        # a step's bug fails that step, its traceback in its log; the
+        # steps after it still run and the last line is printed
+        steps = [check.Step('a', fake(KeyError('nokey'))),
+                 check.Step('b', fake(0))]
+        rc, out = self.run_steps(steps)
+        self.assertEqual(rc, 1)
+        self.assertEqual(out[-1], 'check: 1 passed, 1 failed, 0 skipped')
+        self.assertIn("KeyError: 'nokey'", self.logs['a.log'])
+
+    def test_failing_subtest_fails_the_step(self):
+        # exit status 0, but a child KTAP result not ok (here: a subtest
+        # left open) -- KTAP: the parent fails too
+        steps = [check.Step('g', check.cmd(
+            'sh', '-c', 'echo KTAP version 1; echo "# Subtest: s"; '
+            'echo ok 1 a'))]
+        rc, out = self.run_steps(steps)
+        self.assertEqual(rc, 1)
+        self.assertTrue([t for t in out if t.startswith('not ok 1 g ')])
+        self.assertEqual(out[-1], 'check: 0 passed, 1 failed, 0 skipped')
+
+    def test_interrupt_stops_children(self):
+        # SIGINT/SIGTERM while a step runs: its child's process group is
+        # stopped, the step fails, the rest is not run, the last line is
+        # printed and the status is 130
+        pidfile = tempfile.mktemp()
+
+        def interrupted(ctx):
+            def later():
+                time.sleep(1)
+                os.kill(os.getpid(), signal.SIGINT)
+            threading.Thread(target=later, daemon=True).start()
+            return ctx.run(['sh', '-c', 'sleep 60 & echo $! > %s; wait'
+                            % pidfile])
+        steps = [check.Step('i', interrupted), check.Step('j', fake(0))]
+        t0 = time.time()
+        rc, out = self.run_steps(steps)
+        self.assertLess(time.time() - t0, 20)
+        self.assertEqual(rc, 130)
+        self.assertEqual(out[-1], 'check: 0 passed, 1 failed, 0 skipped')
+        with open(pidfile) as f:
+            pid = int(f.read())
+        os.unlink(pidfile)
+        time.sleep(0.2)
+        try:        # gone, or a zombie that nobody has reaped yet
+            with open('/proc/%d/stat' % pid) as f:
+                state = f.read().rsplit(')', 1)[1].split()[0]
+        except FileNotFoundError:
+            state = 'gone'
+        self.assertIn(state, ('gone', 'Z'))
 
     def test_command_streams(self):
         steps = [check.Step('sh', check.cmd(
