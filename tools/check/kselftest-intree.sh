@@ -69,6 +69,10 @@ src=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$bdir/Makefile" | head -n 1)
 [ -d "$src/tools/testing/selftests" ] || sp_die "--kernel $bdir: cannot find its source tree (no 'include <tree>/Makefile' in $bdir/Makefile)"
 release=$(cat "$bdir/include/config/kernel.release")
 
+# the route of a CI, which names the kernel build with O= alone: make's
+# KDIR (the Makefile exports its default, the running kernel's build) is
+# not this kernel's, and the collection refuses a KDIR other than O
+unset KDIR
 t0=$(date +%s)
 # one run at a time: the scratch tree and O's kselftest/ output are shared
 # by every clone that uses this cache
