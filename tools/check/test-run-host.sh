@@ -10,6 +10,8 @@
 # tree, and a tree without the park switch with HOST_BASE_ONLY=1, must
 # pass.  Not root is checked as "nobody" (setpriv), through make; this
 # host's own kernel is checked as it is: refused with one line, or passed.
+# Plain make run's (the VM's) refusals of ALLOC_NODE/FREE_NODE, before any
+# build or boot, are here too (from a copy of run.sh that cannot boot).
 # KTAP output; exit 1 if any check fails.
 #
 # Usage: tools/check/test-run-host.sh
