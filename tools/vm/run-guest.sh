@@ -300,9 +300,10 @@ decode_report() {
 if [ -n "$first" ]; then
 	echo "run-guest: FAIL: the kernel reported a problem at console line $first:" >&2
 	# the report: from the first line to the next '---[ end trace' or 60 lines
-	sed -n "${first},\$p" "$out/console.txt" |
-		awk 'NR > 1 && /---\[ end trace/ { print; exit } { print } NR >= 60 { exit }' \
-		>"$out/problem.txt"
+	# (one awk, no pipe: a sed before it took SIGPIPE when awk stopped
+	# early, and set -e ended this script with 141 instead of 2)
+	awk -v f="$first" 'NR < f { next } NR > f && /---\[ end trace/ { print; exit }
+		{ print } NR >= f + 59 { exit }' "$out/console.txt" >"$out/problem.txt"
 	decode_report "$out/problem.txt" >&2
 	echo "run-guest: full console: $out/console.log" >&2
 	exit 2
