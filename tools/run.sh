@@ -44,6 +44,11 @@
 #   KSRC=/path         your own 7.3 tree, built as is
 #   RESULTS_DIR=DIR    where tables, CSV/JSON and the plot go
 #                      (default: results/<date>-<time> in this directory)
+#   ALLOC_NODE=N FREE_NODE=N  the allocators' and the remote freers' nodes
+#                      (default: guest-compare.sh's choice, topo_choose in
+#                      tools/guest/guest-lib.sh); in the VM numbers below
+#                      NODES, checked here before the boot, and handed to
+#                      the guest's environment (run-guest.sh --env)
 #   HOST=1             no VM: the comparison on this machine, a 2-node box
 #                      booted into the patched kernel, as root
 #                      (tools/run-host.sh, which has its knobs and checks;
@@ -94,6 +99,25 @@ if [ "$NODES" -lt 2 ] && [[ " $PLACEMENTS " =~ \ (cross|balanced)\  ]]; then
 	sp_die "NODES=$NODES: cross and balanced need 2 nodes (use PLACEMENTS=local)"
 fi
 
+# the nodes in the VM: node numbers below NODES, two different ones
+# (with HOST=1, run-host.sh checks them against this machine's nodes);
+# in the guest, guest-compare.sh checks them again (topo_choose)
+ALLOC_NODE=${ALLOC_NODE:-}
+FREE_NODE=${FREE_NODE:-}
+if [ "${HOST:-0}" != 1 ]; then
+	for v in ALLOC_NODE FREE_NODE; do
+		case "${!v}" in
+		'') continue ;;
+		*[!0-9]*) sp_die "$v=${!v}: not a node number" ;;
+		esac
+		[ "${!v}" -lt "$NODES" ] ||
+			sp_die "$v=${!v}: the guest has nodes 0..$((NODES - 1)) (NODES=$NODES)"
+	done
+	if [ -n "$ALLOC_NODE" ] && [ "$ALLOC_NODE" = "$FREE_NODE" ]; then
+		sp_die "FREE_NODE=$FREE_NODE: the same node as ALLOC_NODE (cross and balanced free on another node)"
+	fi
+fi
+
 BASE=${BASE:-0}
 [ -z "${BOOTS:-}" ] || [ "$BASE" = 1 ] || sp_die "BOOTS=$BOOTS goes with BASE=1 (alternating boots)"
 BOOTS=${BOOTS:-5}
@@ -126,6 +150,8 @@ if [ -n "$WORKLOAD" ] || [ "$MIN_PARTIAL" = 1 ] || [ "$BASE" = 1 ] || [ "$FLUSH"
 	[ "${HOST:-0}" = 0 ] || sp_die "HOST=1 runs the module comparison only (not BASE, WORKLOAD, MIN_PARTIAL or FLUSH)"
 	[ -z "$SWEEP" ] || sp_die "SWEEP=$SWEEP goes with the plain module comparison only"
 	[ "$MEASURE" = 0 ] || sp_die "MEASURE=1 goes with the plain module comparison only"
+	[ -z "$ALLOC_NODE$FREE_NODE" ] ||
+		sp_die "ALLOC_NODE and FREE_NODE go with the plain module comparison only (not BASE, WORKLOAD, MIN_PARTIAL or FLUSH)"
 fi
 experiments=$(( ${#WORKLOAD} > 0 ? 1 : 0 ))
 experiments=$((experiments + MIN_PARTIAL + FLUSH))
@@ -168,8 +194,12 @@ nmodes=3
 [ "$MEASURE" = 0 ] || nmodes=4	# the measurement kernel's park=3 too
 tmo=$((nplace * RUNS * nmodes * (DURATION_MS / 1000 + 4) + 300))
 [ -z "$SWEEP" ] || tmo=$((tmo * 8 / 3))
+# the nodes, into guest-compare.sh's environment
+genv=()
+[ -z "$ALLOC_NODE" ] || genv+=(--env "ALLOC_NODE=$ALLOC_NODE")
+[ -z "$FREE_NODE" ] || genv+=(--env "FREE_NODE=$FREE_NODE")
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} tools/vm/run-guest.sh --kernel "$bdir" \
-	--stage "$stage:." --nodes "$NODES" --cpus-per-node "$CPUS_PER_NODE" \
+	--stage "$stage:." --nodes "$NODES" --cpus-per-node "$CPUS_PER_NODE" "${genv[@]}" \
 	--out "$results/guest" -- tools/guest/guest-compare.sh \
 	"$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT" "$SWEEP" "$MODES"
 [ -d "$results/guest/files/runs" ] || sp_die "the guest returned no run data ($results/guest)"

@@ -10,6 +10,8 @@
 # tree, and a tree without the park switch with HOST_BASE_ONLY=1, must
 # pass.  Not root is checked as "nobody" (setpriv), through make; this
 # host's own kernel is checked as it is: refused with one line, or passed.
+# Plain make run's (the VM's) refusals of ALLOC_NODE/FREE_NODE, before any
+# build or boot, are here too (from a copy of run.sh that cannot boot).
 # KTAP output; exit 1 if any check fails.
 #
 # Usage: tools/check/test-run-host.sh
@@ -181,6 +183,42 @@ expect "FREE_NODE=1 (CPU-less): refused, the reason named" 1 "$err"'FREE_NODE=1:
 	check_host SLABPARK_SYSFS="$work/cpuless" PLACEMENTS=cross FREE_NODE=1
 expect "FREE_NODE=7 (not online): refused" 1 "$err"'FREE_NODE=7: node 7 is not online \(online nodes: 0,1,2\)' \
 	check_host SLABPARK_SYSFS="$work/cpuless" PLACEMENTS=cross FREE_NODE=7
+# 2 nodes, node 1 with CPUs but without normal memory (a memoryless freer)
+mkdir -p "$work/memless"
+cp -a "$work/full/." "$work/memless/"
+echo 0 >"$work/memless/devices/system/node/has_normal_memory"
+expect "memoryless node 1: the default pair refused (one node with CPUs and memory)" 1 \
+	"$err"'only node 0 has online CPUs and normal memory .*cross and balanced need two such nodes' \
+	check_host SLABPARK_SYSFS="$work/memless" PLACEMENTS=cross
+expect "FREE_NODE=1 without normal memory: passes with the warning" 0 \
+	'prerequisites ok: .*, nodes 0 -> 1, 2 threads \(warning: free node 1 has no normal memory: ' \
+	check_host SLABPARK_SYSFS="$work/memless" PLACEMENTS=cross FREE_NODE=1
+expect "ALLOC_NODE=1 without normal memory: refused" 1 "$err"'ALLOC_NODE=1: node 1 has no normal memory' \
+	check_host SLABPARK_SYSFS="$work/memless" PLACEMENTS=cross ALLOC_NODE=1 FREE_NODE=0
+# 2 nodes, each one core of 2 SMT threads: local's freer on the allocator's sibling
+mkdir -p "$work/smt"
+cp -a "$work/full/." "$work/smt/"
+for c in 0 1 2 3; do
+	mkdir -p "$work/smt/devices/system/cpu/cpu$c/topology"
+	echo $((c / 2)) >"$work/smt/devices/system/cpu/cpu$c/topology/physical_package_id"
+	echo "$((c / 2 * 2))-$((c / 2 * 2 + 1))" >"$work/smt/devices/system/cpu/cpu$c/topology/thread_siblings_list"
+done
+echo 0-3 >"$work/smt/devices/system/cpu/online"
+expect "SMT siblings: local's freers on the allocators' siblings, warned" 0 \
+	'prerequisites ok: .*, nodes 0 -> 1, 2 threads \(warning: SMT: in local, 1 of 1 freers run on an allocator.s sibling thread' \
+	check_host SLABPARK_SYSFS="$work/smt"
+# make run in the VM: the nodes checked before anything is built or
+# booted; from a copy of run.sh and lib.sh alone, so that a check that
+# lets the value through fails here (no install-deps.sh, no kernel, no
+# guest) instead of booting one
+vmtop=$work/vmtop
+mkdir -p "$vmtop/tools"
+cp tools/run.sh tools/lib.sh "$vmtop/tools/"
+expect "make run (VM) ALLOC_NODE=x: refused before the boot" 1 "$err"'ALLOC_NODE=x: not a node number' \
+	env HOST= NODES=2 ALLOC_NODE=x "$vmtop/tools/run.sh"
+expect "make run (VM) FREE_NODE=2 with NODES=2: refused before the boot" 1 \
+	"$err"'FREE_NODE=2: the guest has nodes 0..1 \(NODES=2\)' \
+	env HOST= NODES=2 FREE_NODE=2 "$vmtop/tools/run.sh"
 expect "a wrong argument: usage" 2 '^usage: HOST=1 .*tools/run.sh \[--check-only\]' \
 	env HOST=1 tools/run.sh --bogus
 

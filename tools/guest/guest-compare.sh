@@ -59,7 +59,7 @@ for p in $placements; do [ "$p" = local ] || need_free=1; done
 topo_choose "$need_free" || { echo "compare.sh: $TOPO_ERR" >&2; exit 1; }
 topo_write "$OUT/topology"
 echo "# topology: allocators on node $TOPO_ALLOC (CPUs $(topo_join "$TOPO_ALLOC_CPUS"))${TOPO_FREE:+, remote freers on node $TOPO_FREE (CPUs $(topo_join "$TOPO_FREE_CPUS")), distance $(topo_dist "$TOPO_ALLOC" "$TOPO_FREE")}; threads: cross $TOPO_THREADS, local and balanced $TOPO_HALF a side; local: $TOPO_LOCAL ($OUT/topology)"
-[ -z "$TOPO_WARN" ] || echo "$TOPO_WARN" | tr ';' '\n' | sed 's/^ *//; s/^/# WARNING: topology: /'
+[ -z "$TOPO_WARN" ] || echo "$TOPO_WARN" | tr ';' '\n' | sed 's/^ *//; s/^/# warning: topology: /'
 
 # the snapshots before and after each run
 snaps=$(mktemp -d)

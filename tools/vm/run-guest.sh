@@ -20,6 +20,14 @@
 #                         (CPUs 2-3) on socket 1, node 3 memory without CPUs;
 #                         each vCPU a package of its own (QEMU's LLC is per
 #                         package: one split over nodes is a kernel WARNING)
+#   --shape smt           2 nodes, one a socket, each socket one core of 2
+#                         SMT threads (CPUs 0-1 node 0, 2-3 node 1): local's
+#                         freers run on the allocators' sibling threads
+#   --shape memless       2 nodes with 2 vCPUs each (CPUs 0-1, 2-3), node 1
+#                         without memory (its -numa node has no memdev): a
+#                         freer node without normal memory
+#   --env NAME=VALUE      export NAME=VALUE to the guest script (the guest's
+#                         /init reads /slabpark/env); repeatable
 #   --timeout S           give up after S seconds (default 1800; GUEST_TIMEOUT=)
 #   --allow REGEX         console lines matching REGEX are not kernel problems
 #   --out DIR             where console.log and files/ go (default: a new dir
@@ -56,6 +64,7 @@ allow='^$'
 out=
 initramfs_only=
 shape=
+envs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) [ $# -ge 2 ] || usage; kdir=$2; shift 2 ;;
@@ -65,6 +74,7 @@ while [ $# -gt 0 ]; do
 	--cpus-per-node) [ $# -ge 2 ] || usage; cpn=$2; shift 2 ;;
 	--mem-per-node) [ $# -ge 2 ] || usage; mem=$2; shift 2 ;;
 	--shape) [ $# -ge 2 ] || usage; shape=$2; shift 2 ;;
+	--env) [ $# -ge 2 ] || usage; envs+=("$2"); shift 2 ;;
 	--timeout) [ $# -ge 2 ] || usage; tmo=$2; shift 2 ;;
 	--allow) [ $# -ge 2 ] || usage; allow="$allow|$2"; shift 2 ;;
 	--out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
@@ -76,6 +86,16 @@ done
 if [ -z "$kdir" ] || [ $# -lt 1 ]; then usage; fi
 script=$1
 shift
+for e in "${envs[@]}"; do
+	if ! [[ "$e" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || [[ "$e" == *$'\n'* ]]; then
+		echo "run-guest: --env '$e': not NAME=VALUE (one line)" >&2
+		exit 5
+	fi
+done
+case "$shape" in
+''|cpuless4|smt|memless) ;;
+*) echo "run-guest: --shape $shape: unknown (cpuless4, smt, memless)" >&2; exit 5 ;;
+esac
 for v in "$nodes" "$cpn" "$mem" "$tmo"; do
 	case "$v" in ''|*[!0-9]*) echo "run-guest: not a number: '$v'" >&2; usage ;; esac
 done
@@ -115,6 +135,8 @@ root=$work/root
 mkdir -p "$root/slabpark"
 cp "$script" "$root/slabpark/run.sh"
 : >"$root/slabpark/args"
+: >"$root/slabpark/env"
+for e in "${envs[@]}"; do printf '%s\n' "$e" >>"$root/slabpark/env"; done
 for a in "$@"; do printf '%s\n' "$a" >>"$root/slabpark/args"; done
 for s in "${stages[@]}"; do
 	src=${s%%:*}
@@ -160,14 +182,17 @@ if [ -n "$initramfs_only" ]; then
 	exit 0
 fi
 
+# the -smp topology (sockets, cores a socket, threads a core) and the
+# nodes with memory (memless: node 1 has none)
+sockets=$nodes cores=$cpn threads=1 memnodes=$nodes
 case "$shape" in
-'') ;;
-cpuless4) nodes=4 cpn=1 ;;
-*) echo "run-guest: --shape $shape: unknown (cpuless4)" >&2; exit 5 ;;
+cpuless4) nodes=4 cpn=1 sockets=4 cores=1 memnodes=4 ;;
+smt) nodes=2 cpn=2 sockets=2 cores=1 threads=2 memnodes=2 ;;
+memless) nodes=2 cpn=2 sockets=2 cores=2 memnodes=1 ;;
 esac
 qemu=(qemu-system-x86_64 -nodefaults -nographic -no-reboot
-	-smp "$((nodes * cpn)),sockets=$nodes,cores=$cpn,threads=1"
-	-m "$((nodes * mem))M"
+	-smp "$((nodes * cpn)),sockets=$sockets,cores=$cores,threads=$threads"
+	-m "$((memnodes * mem))M"
 	-serial stdio -serial "file:$out/data.b64"
 	-kernel "$bzimage" -initrd "$work/initramfs.cpio")
 if [ "${KVM:-0}" = 1 ]; then
@@ -190,9 +215,14 @@ if [ "$shape" = cpuless4 ]; then
 		done
 	done
 else
+	# memless: the nodes from memnodes on have CPUs and no memdev
 	for ((n = 0; n < nodes; n++)); do
-		qemu+=(-object "memory-backend-ram,id=mem$n,size=${mem}M"
-			-numa "node,nodeid=$n,cpus=$((n * cpn))-$((n * cpn + cpn - 1)),memdev=mem$n")
+		memdev=
+		if [ "$n" -lt "$memnodes" ]; then
+			qemu+=(-object "memory-backend-ram,id=mem$n,size=${mem}M")
+			memdev=,memdev=mem$n
+		fi
+		qemu+=(-numa "node,nodeid=$n,cpus=$((n * cpn))-$((n * cpn + cpn - 1))$memdev")
 	done
 fi
 # no_timer_check: under TCG on a loaded host the IO-APIC timer check can
@@ -218,7 +248,7 @@ echo >>"$out/qemu.cmd"
 
 accel=TCG
 [ "${KVM:-0}" != 1 ] || accel=KVM
-sp_stage "booting $nodes-node guest ($((nodes * cpn)) vCPUs, $accel): $(basename "$script") $* (console: $out/console.log)"
+sp_stage "booting $nodes-node ${shape:+$shape }guest ($((nodes * cpn)) vCPUs, $accel): $(basename "$script") $* (console: $out/console.log)"
 set +e
 timeout --foreground -k 10 "$tmo" "${qemu[@]}" </dev/null 2>&1 |
 	tee "$out/console.log" |
@@ -270,9 +300,10 @@ decode_report() {
 if [ -n "$first" ]; then
 	echo "run-guest: FAIL: the kernel reported a problem at console line $first:" >&2
 	# the report: from the first line to the next '---[ end trace' or 60 lines
-	sed -n "${first},\$p" "$out/console.txt" |
-		awk 'NR > 1 && /---\[ end trace/ { print; exit } { print } NR >= 60 { exit }' \
-		>"$out/problem.txt"
+	# (one awk, no pipe: a sed before it took SIGPIPE when awk stopped
+	# early, and set -e ended this script with 141 instead of 2)
+	awk -v f="$first" 'NR < f { next } NR > f && /---\[ end trace/ { print; exit }
+		{ print } NR >= f + 59 { exit }' "$out/console.txt" >"$out/problem.txt"
 	decode_report "$out/problem.txt" >&2
 	echo "run-guest: full console: $out/console.log" >&2
 	exit 2
