@@ -246,8 +246,13 @@ commas() {
 	echo "$*" | tr ' ' ','
 }
 
-# node_cpus N: how many of node N's CPUs are online
+# node_cpus N: how many of node N's CPUs are online (without
+# CONFIG_NUMA there is no $NODE_SYS: node 0 has them all)
 node_cpus() {
+	if [ ! -d "$NODE_SYS" ]; then
+		cpulist_count /sys/devices/system/cpu/online
+		return
+	fi
 	nc_list=$(cat "$NODE_SYS/node$1/cpulist" 2>/dev/null)
 	[ -n "$nc_list" ] || { echo 0; return; }
 	nc_on=$(cat /sys/devices/system/cpu/online 2>/dev/null)
