@@ -98,6 +98,19 @@ leftover_procs() {
 	ps | grep -E '[r]un-host\.sh|[g]uest-compare\.sh|[s]lub_stress/wait' || true
 }
 
+# expect_check_only WHAT ERE: HOST=1 --check-only (HM_ENV) passes and its
+# line matches ERE
+# shellcheck disable=SC2317 # called from the check_* suites
+expect_check_only() {
+	if host_run --check-only >"$hm/check-only.txt" 2>&1 &&
+	   grep -q "$2" "$hm/check-only.txt"; then
+		say "HOST=1 --check-only $1: $(cat "$hm/check-only.txt")"
+		return 0
+	fi
+	say "FAIL: HOST=1 --check-only $1: $(cat "$hm/check-only.txt")"
+	return 1
+}
+
 # expect_refusal NAME WHEN REGEX: make run HOST=1 must refuse WHEN with
 # exactly one line on stderr matching REGEX and nothing on stdout
 # (outputs in $hm/NAME.out and .err); false otherwise, saying why.
@@ -127,13 +140,8 @@ check_host_mode() {
 
 	# the patched kernel meets the prerequisites
 	HM_ENV=
-	if host_run --check-only >"$hm/check-only.txt" 2>&1 &&
-	   grep -q '^slabpark: prerequisites ok: 2 nodes, SLUB counters, park switch' "$hm/check-only.txt"; then
-		say "prerequisites: $(cat "$hm/check-only.txt")"
-	else
-		say "FAIL: --check-only on the patched kernel: $(cat "$hm/check-only.txt")"
-		ok=1
-	fi
+	expect_check_only "on the patched kernel" \
+		'^slabpark: prerequisites ok: 2 nodes, SLUB counters, park switch' || ok=1
 
 	# a module loaded before: refused in one line, and left loaded
 	insmod "$KO" || { say "FAIL: insmod $KO"; return 1; }
@@ -286,13 +294,8 @@ check_topology() {
 	[ "$kf" = 0 ] || { say "FAIL: the kselftest reported $kf 'not ok' in the cpuless4 guest"; ok=1; }
 	HM_ENV=
 	[ "$kernel" = base ] && HM_ENV=HOST_BASE_ONLY=1
-	if host_run --check-only >"$hm/check-only.txt" 2>&1 &&
-	   grep -q '^slabpark: prerequisites ok: 4 nodes, .*nodes 0 -> 2, 1 threads' "$hm/check-only.txt"; then
-		say "HOST=1 $HM_ENV: $(cat "$hm/check-only.txt")"
-	else
-		say "FAIL: HOST=1 $HM_ENV --check-only, want nodes 0 -> 2 with 1 thread: $(cat "$hm/check-only.txt")"
-		ok=1
-	fi
+	expect_check_only "with $HM_ENV, want nodes 0 -> 2 with 1 thread" \
+		'^slabpark: prerequisites ok: 4 nodes, .*nodes 0 -> 2, 1 threads' || ok=1
 	HM_ENV="$HM_ENV FREE_NODE=3"
 	expect_refusal free3 "with FREE_NODE=3 (memory-only)" \
 		'^slabpark: error: FREE_NODE=3: node 3 has no online CPUs' || ok=1
