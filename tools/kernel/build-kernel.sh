@@ -136,6 +136,7 @@ mkdir -p "$bdir" "$SLABPARK_LOGDIR"
 # One build at a time per source tree: the tree is checked out per variant.
 exec 9>"$src/.slabpark-lock"
 flock 9
+export SLABPARK_SRC_LOCKED=$src
 
 if [ -z "${KSRC:-}" ]; then
 	if [ "$variant" = base ]; then

@@ -69,6 +69,16 @@ resolve_tree() {
 		sp_die "$tree has no '$BASE_REF' branch (the pristine 7.3 tree)"
 }
 
+# lock_tree: hold the tree's lock (the one build-kernel.sh builds under)
+# while this checks a branch out, so a build in progress never sees its
+# sources switched by another make run or make check; SLABPARK_SRC_LOCKED
+# names the tree whose lock a caller already holds.
+lock_tree() {
+	[ "${SLABPARK_SRC_LOCKED:-}" = "$tree" ] && return
+	exec 9>"$tree/.slabpark-lock"
+	flock 9
+}
+
 # Extract subject and body of the cover letter for the branch description.
 cover_description() {
 	awk '
@@ -83,6 +93,7 @@ cover_description() {
 do_apply() {
 	local want have p n=0
 	resolve_tree
+	lock_tree
 	want=$(sp_series_hash)
 	have=$(git -C "$tree" config --get "branch.$branch.slabparkSeries" || true)
 	if [ "$want" = "$have" ] &&
@@ -115,6 +126,7 @@ do_apply() {
 
 do_base() {
 	resolve_tree
+	lock_tree
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
 	git -C "$tree" checkout -q -f "$BASE_REF"
 	sp_stage "pristine base checked out in $tree"

@@ -438,9 +438,8 @@ def do_bench_patches(ctx):
     on the series + park-switch.  Checked against the tree of the series
     branch in a temporary index, the work tree untouched."""
     src = kernel_src(ctx)
-    # the series branch up to date, under the lock build-kernel.sh holds
-    ctx.capture(['flock', os.path.join(src, '.slabpark-lock'),
-                 'tools/kernel/series.sh', 'apply', '--tree', src])
+    # the series branch up to date (series.sh takes the tree's lock)
+    ctx.capture(['tools/kernel/series.sh', 'apply', '--tree', src])
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         idx = {'GIT_INDEX_FILE': os.path.join(tmp, 'index')}
