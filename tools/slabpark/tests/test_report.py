@@ -315,6 +315,16 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(comparison.fold('aa bb cc\n' + 'x' * 7, 5),
                          ['aa ', 'bb cc', 'xxxxx', 'xx'])
 
+    def test_experiments_report(self):
+        """BASE=1's boots are not a module comparison: the experiments'
+        tables (slabpark.report)"""
+        for b in ('boot01-base', 'boot02-patched'):
+            module_run(os.path.join(self.dir, b, 'files'), 'cross',
+                       'base' if b.endswith('base') else '0', 1,
+                       {'ops_per_sec': 1000})
+        self.assertIsNone(comparison.data_dir(self.dir))
+        self.assertIn('== the stress module', self.report())
+
     def test_no_runs(self):
         os.makedirs(os.path.join(self.files, 'runs'))
         with redirect_stdout(io.StringIO()):
