@@ -52,25 +52,17 @@ SWEEP = re.compile(r'(.*)-sc(\d+)')
 Runs = Sequence[REC.FullRun]
 
 
-def _num(s: Optional[str]) -> Optional[float]:
-    return R._num(s) if s != '' else None
-
-
 def _raw(r: REC.FullRun, key: str) -> Optional[float]:
     """a number of the run's .results, or churn per million allocations"""
     if key == 'churn_per_m':
         churn, allocs = _raw(r, 'slab_churn'), _raw(r, 'allocs')
         return churn * 1e6 / allocs if churn is not None and allocs else None
-    return _num(r.raw.get(key))
+    return R._num(r.raw.get(key))
 
 
 def _modes(runs: Runs) -> List[str]:
     present = {r.mode for r in runs}
     return [m for m in MODE_ORDER if m in present]
-
-
-def _places(runs: Runs) -> List[str]:
-    return REC.scenarios(runs)
 
 
 def _vals(runs: Runs, p: str, m: str, key: str) -> List[float]:
@@ -91,7 +83,7 @@ def noise_floor(runs: Runs, shape: str) -> List[str]:
     v = sorted(REC.local_ops(runs))
     if not v:
         return ['== noise floor: no local placement in this run '
-                '(placements: %s): unknown' % ' '.join(_places(runs))]
+                '(placements: %s): unknown' % ' '.join(REC.scenarios(runs))]
     med = median(v)
     spread = 100 * (v[-1] - v[0]) / med if med > 0 else 0
     return ['== noise floor (%s):' % shape,
@@ -105,7 +97,7 @@ def noise_floor(runs: Runs, shape: str) -> List[str]:
 def placements(runs: Runs, csv_path: str) -> List[str]:
     """ops/s at equal threads per CPU, the cross/local ratio, the
     footprint"""
-    modes, places = _modes(runs), _places(runs)
+    modes, places = _modes(runs), REC.scenarios(runs)
     col = ['park=%s %s' % (m, WORD[m]) if m != 'base' else m for m in modes]
     out = ['', '== placements at equal threads per CPU (median ops/s of the '
            'runs; threads_per_cpu shown)',
@@ -148,7 +140,7 @@ def measure(runs: Runs) -> List[str]:
     """the measurement kernel's counters (MEASURE=1); [] without them"""
     if not any('partial_scan_bulk' in r.counters for r in runs):
         return []
-    modes, places = _modes(runs), _places(runs)
+    modes, places = _modes(runs), REC.scenarios(runs)
     rows = [(p, m, [r.counters for r in runs
                     if r.scenario == p and r.mode == m])
             for p in places for m in modes]
@@ -208,7 +200,7 @@ def _compare_csv(results: str, p: str) -> Tuple[List[str], Dict]:
 
 def sweep(runs: Runs, results: str) -> List[str]:
     """the sheaf capacity sweep (SWEEP=sheaf); [] without one"""
-    groups = sorted(((m.group(1), int(m.group(2)), p) for p in _places(runs)
+    groups = sorted(((m.group(1), int(m.group(2)), p) for p in REC.scenarios(runs)
                      for m in (SWEEP.fullmatch(p),) if m),
                     key=lambda g: (REC.scenario_key(g[0]), g[1]))
     if not groups:
@@ -363,8 +355,9 @@ def lockstat(runs: Runs, data: str) -> List[str]:
         fmt_range(col(k, lambda v, s, p: p)), fmt_range(col(k, waits)),
         vs0(k, waits)) for k in keys]
     out.append('placement park   runs  contentions          vs park=0')
-    out += [head(k) + '%-20s %s' % (fmt_range(col(k, cls('contentions'))),
-                                   vs0(k, cls('contentions'))) for k in keys]
+    out += [head(k) + '%-20s %s' % (
+        fmt_range(col(k, cls('contentions'))), vs0(k, cls('contentions')))
+        for k in keys]
     return out
 
 
@@ -380,7 +373,7 @@ def plot(runs: Runs, results: str, title: str) -> bool:
     when gnuplot is missing or fails"""
     if not shutil.which('gnuplot'):
         return False
-    modes, places = _modes(runs), _places(runs)
+    modes, places = _modes(runs), REC.scenarios(runs)
 
     def mmm(v: List[float]) -> str:
         return '%g %g %g' % (median(v), min(v), max(v)) if v else \
@@ -476,7 +469,7 @@ def report(results: str, data: str) -> List[str]:
             results, data))
     where = F.read_meta(results).get('where', '')
     shape = where[len('host, '):] if where.startswith('host, ') else where
-    for p in _places(runs):
+    for p in REC.scenarios(runs):
         groups, labels = [], []
         for m in MODE_ORDER:
             d = os.path.join(data, 'runs', p, 'park' + m)

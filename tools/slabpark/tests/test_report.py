@@ -430,10 +430,10 @@ class ScriptsTest(unittest.TestCase):
         perf = self.fake('perf', '''echo "$*" >>"$FAKE_LOG"
 case "$*" in
 "lock con -ab"*)
-	[ "${FAKE_BPF:-0}" = 1 ] || { echo " Error: switch \\`b' is not \
+    [ "${FAKE_BPF:-0}" = 1 ] || { echo " Error: switch \\`b' is not \
 available because no BUILD_BPF_SKEL=1" >&2; exit 129; }
-	[ "$4" = -- ] || echo "  contended   total wait   type   caller"
-	;;
+    [ "$4" = -- ] || echo "  contended   total wait   type   caller"
+    ;;
 "lock contention"*) echo "  contended   total wait   type   caller" ;;
 esac
 ''')
@@ -485,7 +485,7 @@ esac
         slabstat = self.fake('slabstat', '''case "$1 $2" in
 "snap nfs_page_test") ;;
 "snap "*) echo "slabstat: no cache '$2' (close names: nfs_page_test)" >&2
-	exit 1 ;;
+    exit 1 ;;
 "window -t") echo "  free_slowpath 500,000 500,000 0 +0.00% ($3 s: $4)" ;;
 esac
 ''')
