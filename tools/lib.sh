@@ -102,75 +102,16 @@ sp_use_ccache() {
 	export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 }
 
-# The park modes a run can have, in report order, with their names: 0-2
-# are the series' (the cache's "park" file), 3 exists only on the
-# measurement kernel (tools/kernel/bench-patches/measure-parking.patch),
-# base is a kernel without the switch.
-SP_PARK_MODES="0=off 1=on 2=always 3=on+empty base=base"
-
-# awk functions shared by the report scripts, for a program given as
-#   awk -v park_modes="$SP_PARK_MODES" "$SP_AWK_STATS"'...'
-# sortvals(s, n, a): the space-separated numbers s into a, ascending,
-# padded with zeros to n values (for runs that did not report a row; pass
-# 0 for no padding); returns how many.  q(s, n, f): the f-quantile (0,
-# 0.25, 0.5, 0.75, 1) by linear interpolation, "" for no values.
-# fmt(s, n, p): "median (min-max)" with p decimals, "n/a" for no values.
-# modes(order, names): the park modes of park_modes, in report order, into
-# order[1..] and names[mode]; returns how many.  mode_name(m): the name of
-# park mode m.  sorted_keys(set, out): the keys of set into out[1..],
-# ascending; returns how many.
-# shellcheck disable=SC2016,SC2034 # awk code; used by the scripts sourcing this
-SP_AWK_STATS='
-function sortvals(s, n, a,   k, i, j, t) {
-	k = split(s, a, " ")
-	if (n < k)
-		n = k
-	for (i = k + 1; i <= n; i++)
-		a[i] = 0
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n
+# sp_report RESULTS WHERE: the report of the module comparison in RESULTS
+# (python3 -m slabpark report: report.txt, the full record, summary.txt,
+# the compare tables and the plot), for the knobs RUNS DURATION_MS
+# PLACEMENTS SWEEP of the run; WHERE is where it ran, for the headers.
+# Prints summary.txt and report.txt's last line, the files written.
+sp_report() {
+	PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark report "$1" --where "$2" \
+		--runs "$RUNS x $DURATION_MS ms per placement and mode; PLACEMENTS=\"$PLACEMENTS\"${SWEEP:+ SWEEP=$SWEEP}" >/dev/null
+	echo
+	cat "$1/summary.txt"
+	echo
+	tail -n 1 "$1/report.txt"
 }
-function q(s, n, f,   a, m, x, i) {
-	m = sortvals(s, n, a)
-	if (m == 0)
-		return ""
-	x = 1 + f * (m - 1)
-	i = int(x)
-	return (i >= m) ? a[m] + 0 : a[i] + (x - i) * (a[i + 1] - a[i])
-}
-function rnd(x) {
-	return x < 0 ? -int(-x + 0.5) : int(x + 0.5)
-}
-function fmt(s, n, p) {
-	if (q(s, n, 0.5) == "")
-		return "n/a"
-	if (p == 0)
-		return sprintf("%d (%d-%d)", rnd(q(s, n, 0.5)), rnd(q(s, n, 0)), rnd(q(s, n, 1)))
-	return sprintf("%." p "f (%." p "f-%." p "f)", q(s, n, 0.5), q(s, n, 0), q(s, n, 1))
-}
-function modes(order, names,   kv, n, i, p) {
-	n = split(park_modes, kv, " ")
-	for (i = 1; i <= n; i++) {
-		split(kv[i], p, "=")
-		order[i] = p[1]
-		names[p[1]] = p[2]
-	}
-	return n
-}
-function sorted_keys(set, out,   n, k, i, j, t) {
-	n = 0
-	for (k in set)
-		out[++n] = k
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (out[j] < out[i]) { t = out[i]; out[i] = out[j]; out[j] = t }
-	return n
-}
-function mode_name(m,   order, names) {
-	modes(order, names)
-	return (m in names) ? names[m] : m
-}
-'
-export SP_PARK_MODES

@@ -5,7 +5,7 @@
 # box already booted into the patched kernel, without a VM.  Checks the
 # prerequisites, builds the module for the running kernel (KDIR), runs
 # tools/guest/guest-compare.sh here, and writes the report of make run
-# (tools/report/report-runs.sh) to results/<date>-<time>/, the raw data and logs
+# (python3 -m slabpark report) to results/<date>-<time>/, the raw data and logs
 # to its host/ directory.
 #
 # Usage: HOST=1 tools/run.sh [--check-only]     (make run HOST=1; run.sh
@@ -233,17 +233,12 @@ compare_pid=
 [ "$crc" = 0 ] || sp_die "the comparison failed with status $crc (log: $data/compare.log)"
 [ -d "$data/runs" ] || sp_die "the comparison left no run data in $data"
 
-tools/report/report-runs.sh "$results" "$data" "$shape"
 if command -v python3 >/dev/null 2>&1; then
-	# summary.txt, printed; report.txt is the full record
-	PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark summary "$results"
+	sp_report "$results" "host, $shape"
 else
-	cat "$results/report.txt"
-	echo "(no python3 here: no summary.txt; report.txt has slabstat's tables)"
+	echo "(no python3 here: no report; python3 -m slabpark report $results makes it)"
 fi
 # results owned by who ran sudo, not root
 if [ -n "${SUDO_UID:-}" ] && [ -n "${SUDO_GID:-}" ]; then
 	chown -R "$SUDO_UID:$SUDO_GID" "$results" 2>/dev/null || true
 fi
-# the last line: where the results are, the files written
-tail -n 1 "$results/report.txt"

@@ -16,13 +16,13 @@
 #                      and 1, cross and local; a table of the sweep
 #   LOCKSTAT=1         use a CONFIG_LOCK_STAT kernel and report &n->list_lock:
 #                      medians with ranges, call sites, parks against the
-#                      waits in __slab_free() (tools/report/summarize-lockstat.sh)
+#                      waits in __slab_free() (slabpark.comparison)
 #   MEASURE=1          use the measurement kernel (the series + the bench-only
 #                      tools/kernel/bench-patches/measure-parking.patch): free objects per
 #                      unparked slab, refill scan length, the list_lock
 #                      acquisitions and waits in __slab_free() by transition,
 #                      and park=3, the partial -> empty trylock experiment
-#                      (tools/report/summarize-measure.sh); with LOCKSTAT=1 too
+#                      (slabpark.comparison); with LOCKSTAT=1 too
 #   PATCHES=none       the unpatched base (nothing can be switched)
 #   BASE=1 BOOTS=5     the base kernel against the patched one in alternating
 #                      boots (base, patched, base, ...; BOOTS each), the same
@@ -204,11 +204,4 @@ GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} tools/vm/run-guest.sh --kernel "$bdir" \
 	"$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT" "$SWEEP" "$MODES"
 [ -d "$results/guest/files/runs" ] || sp_die "the guest returned no run data ($results/guest)"
 
-export RUNS DURATION_MS PLACEMENTS LOCKSTAT MEASURE SWEEP
-tools/report/report-runs.sh "$results" "$results/guest/files" "TCG guest, $NODES nodes x $CPUS_PER_NODE vCPUs"
-# summary.txt, printed; report.txt is the full record; the last line names
-# the files written
-echo
-PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark summary "$results"
-echo
-tail -n 1 "$results/report.txt"
+sp_report "$results" "TCG guest, $NODES nodes x $CPUS_PER_NODE vCPUs"

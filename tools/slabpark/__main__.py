@@ -1,15 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
-"""python3 -m slabpark report|record|summary DIR | experiment | check | test
+"""python3 -m slabpark report|summary DIR | experiment | check | test
    | slabstat
 
-report DIR: prints the tables of a results directory of make run's
-  experiments (BASE=1's alternating boots, WORKLOAD=, MIN_PARTIAL=1,
-  FLUSH=1, the device kit's boots) and writes them to DIR/report.txt, with
-  summary-*.csv and summary.txt (as 'summary' writes it) beside it.
-record DIR [--where W --runs R]: prints the header, the configuration
-  block and the per-placement tables of a module comparison (make run,
-  make run HOST=1; tools/report/report-runs.sh puts them in report.txt);
-  with --where, first writes DIR/meta.txt (slabpark.facts).
+report DIR [--where W --runs R]: the report of a results directory,
+  printed and written to DIR/report.txt, with summary.txt (as 'summary'
+  writes it) beside it.  A module comparison (make run, make run HOST=1:
+  DIR/guest/files/runs or DIR/host/runs) gets slabpark.comparison's: the
+  full record, the noise floor, the placement, footprint, MEASURE=1,
+  SWEEP=sheaf and LOCKSTAT=1 tables its data have, <placement>.csv/.json,
+  summary.csv and parking.png; with --where (where it ran) and --runs
+  (runs x duration), first DIR/meta.txt (slabpark.facts).  Any other
+  directory (BASE=1's boots, WORKLOAD=, MIN_PARTIAL=1, the device kit's
+  boots) gets the experiments' tables (slabpark.report) and
+  summary-*.csv.
 summary DIR: writes DIR/summary.txt (<= 80 columns, <= 40 lines; the key
   rows, beyond/within noise, a conclusion) and prints it.
 experiment: what make run BASE=1 / WORKLOAD= / MIN_PARTIAL=1 / FLUSH=1
@@ -26,20 +29,17 @@ import json
 import os
 import sys
 
-from . import check, experiment, facts, ktap, record, report, summary
+from . import check, comparison, experiment, facts, ktap, report, summary
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog='python3 -m slabpark',
                                  description='slab parking bench, host side')
     sub = ap.add_subparsers(dest='cmd', required=True)
-    rp = sub.add_parser('report', help="tables of an experiment's results")
+    rp = sub.add_parser('report', help='the report of a results directory')
     rp.add_argument('results', help="a 'make run' results directory")
-    rc = sub.add_parser('record', help='the full tables of a module '
-                        'comparison, on stdout')
-    rc.add_argument('results', help="a 'make run' results directory")
-    rc.add_argument('--where', help='where it ran, for DIR/meta.txt')
-    rc.add_argument('--runs', default='', help='runs x duration, for '
+    rp.add_argument('--where', help='where it ran, for DIR/meta.txt')
+    rp.add_argument('--runs', default='', help='runs x duration, for '
                     'DIR/meta.txt')
     sm = sub.add_parser('summary', help='DIR/summary.txt')
     sm.add_argument('results', help="a 'make run' results directory")
@@ -71,15 +71,13 @@ def main(argv=None) -> int:
         if args.cmd == 'summary':
             sys.stdout.write(summary.write(args.results))
             return 0
-        if args.cmd == 'record':
-            if args.where:
-                facts.write_meta(args.results, args.where, args.runs)
-            lines = record.record(args.results)
-            sys.stdout.write('\n'.join(lines) + '\n')
-            return 0
-        lines = report.report(args.results)
+        data = comparison.data_dir(args.results)
+        if args.where:
+            facts.write_meta(args.results, args.where, args.runs)
+        lines = comparison.report(args.results, data) if data else \
+            report.report(args.results)
     except (FileNotFoundError, KeyError, ValueError,
-            json.JSONDecodeError) as e:
+            json.JSONDecodeError, comparison.slabstat.Error) as e:
         print('%s: %s' % (name, e), file=sys.stderr)
         return 1
     text = '\n'.join(lines) + '\n'

@@ -579,8 +579,6 @@ STEPS = (
     Step('shellcheck', do_shellcheck, what='shellcheck -x of every script'),
     Step('python-lint', do_python_lint,
          what='py_compile, pyflakes3, flake8 of every Python file'),
-    Step('slabstat-host', cmd('make', '-s', '-C', 'tools/slabstat', 'check'),
-         what='slabstat on fixture trees'),
     Step('python', do_python,
          what="tools/slabpark's unit tests, make run's refusals"),
     Step('host-refusals', cmd('tools/check/test-run-host.sh'),

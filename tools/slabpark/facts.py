@@ -3,7 +3,7 @@
 
 RESULTS/meta.txt holds them as 'key: value' lines, written when the run
 ends (write_meta: the experiments once, make run and HOST=1 by
-tools/report/report-runs.sh), so that summary.txt, made from the
+python3 -m slabpark report --where), so that summary.txt, made from the
 directory, names the series and the commit that ran:
 
   series   the version of patches/0000-cover-letter.patch's subject

@@ -65,10 +65,15 @@ LOCKSTAT_ROWS = (
 MEASURE_WAITS = ('free_wait_full_partial', 'free_wait_full_empty',
                  'free_wait_empty_on', 'free_wait_empty_off')
 
+# the park modes (mode directory park<mode>) in report order, with their
+# words: 0-2 are the series' (the cache's "park" file), 3 exists only on
+# the measurement kernel (tools/kernel/bench-patches/measure-parking.patch),
+# base is a kernel without the switch
+PARK_MODES = (('0', 'off'), ('1', 'on'), ('2', 'always'), ('3', 'on+empty'),
+              ('base', 'base'))
 # a park mode's column label in report.txt, and its name in summary.txt
-MODE_SHORT = {'park=0': 'park=0 off', 'park=1': 'park=1 on',
-              'park=2': 'park=2 always', 'park=3': 'park=3 on+empty',
-              'base': 'base'}
+MODE_SHORT = {R.group_of('park' + m): w if m == 'base' else 'park=%s %s' %
+              (m, w) for m, w in PARK_MODES}
 MODE_NAME = {'park=0': 'off (park=0)', 'park=1': 'on contention (park=1)',
              'park=2': 'always (park=2)', 'park=3': 'on+empty (park=3)',
              'base': 'base kernel'}
@@ -93,6 +98,12 @@ class FullRun:
     latency: Dict[str, float] = field(default_factory=dict)
     derived: Dict[str, float] = field(default_factory=dict)
     lockstat: Dict[str, float] = field(default_factory=dict)
+    raw: Dict[str, str] = field(default_factory=dict)   # the .results
+
+    @property
+    def mode(self) -> str:
+        """the mode of its directory park<mode>: '0', ..., 'base'"""
+        return self.group[len('park='):] if self.group != 'base' else 'base'
 
     def value(self, key: str) -> Optional[float]:
         for d in (self.derived, self.results, self.gauges, self.counters,
@@ -144,8 +155,8 @@ def _derive(r: FullRun) -> None:
 
 def full_run(boot: str, files: str, sc: str, md: str, rnd: int,
              path: str) -> FullRun:
-    r = FullRun(sc, R.group_of(md), boot, rnd)
     kv = R.read_kv(path)
+    r = FullRun(sc, R.group_of(md), boot, rnd, raw=kv)
     doc_path = path[:-len('.results')] + '.json'
     res: Dict[str, float] = {}
     if os.path.exists(doc_path):
@@ -254,24 +265,27 @@ def fmt_cell(key: str, s: Optional[Spread]) -> str:
                          fmt_value(key, s.hi))
 
 
-def ops_floor(runs: Sequence[FullRun]) -> Optional[float]:
-    """the noise floor of ops/s (report.txt's '== noise floor'): the
-    relative spread of the local placement's ops/s over all its runs and
-    modes (it parks nothing and runs the same code in every mode); in a
-    sheaf sweep the local runs at the smallest capacity; the base
-    kernel's runs of BASE=1 only where there are no others (it runs other
-    code); None without local runs"""
+def local_ops(runs: Sequence[FullRun]) -> List[float]:
+    """the ops/s of the noise floor: the local placement's over all its
+    runs and modes (it parks nothing and runs the same code in every
+    mode); in a sheaf sweep the local runs at the smallest capacity; the
+    base kernel's runs of BASE=1 only where there are no others (it runs
+    other code); [] without local runs"""
     local = sorted((s for s in {r.scenario for r in runs}
                     if s == 'local' or s.startswith('local-sc')),
                    key=scenario_key)
-    if not local:
-        return None
-    sr = [r for r in runs if r.scenario == local[0]
+    sr = [r for r in runs if local and r.scenario == local[0]
           and 'ops_per_sec' in r.results]
     # the patched kernel's modes; a base kernel (BASE=1) runs other code
     if any(r.group != 'base' for r in sr):
         sr = [r for r in sr if r.group != 'base']
-    return noise_floor_pct(r.results['ops_per_sec'] for r in sr)
+    return [r.results['ops_per_sec'] for r in sr]
+
+
+def ops_floor(runs: Sequence[FullRun]) -> Optional[float]:
+    """the noise floor of ops/s in percent (report.txt's '== noise
+    floor'): the relative spread of local_ops; None without them"""
+    return noise_floor_pct(local_ops(runs))
 
 
 def verdict(ref: Optional[Spread], s: Optional[Spread],

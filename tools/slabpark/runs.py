@@ -99,25 +99,41 @@ def _rounds(d: str, ext: str) -> List[Tuple[int, str]]:
     return sorted(out)
 
 
-def parse_lockstat(path: str) -> Dict[str, float]:
-    """contentions, wait time and waits per call site of one excerpt
-    (tools/report/lockstat-report.sh report)"""
-    out: Dict[str, float] = {}
-    points = 0
+Site = Tuple[str, float, str]
+
+
+def read_lockstat(path: str) -> Tuple[Dict[str, str], List[Site]]:
+    """one excerpt of tools/report/lockstat-report.sh report: its 'key:
+    value' lines, and its call sites as (kind, count, function): kind
+    'waiter' for a contention_point, 'holder' for a contending_point"""
+    kv: Dict[str, str] = {}
+    sites = []
     with open(path) as f:
         for line in f:
-            k, _, v = line.partition(': ')
-            v = v.strip()
-            if k in ('contentions', 'acquisitions'):
-                out['lock_' + k] = float(v)
-            elif k == 'waittime_total_us':
-                out['lock_wait_ms'] = float(v) / 1000
-            elif k == 'contention_point':
-                points += 1
-                n, _, site = v.partition(' ')
-                fn = site.split('+', 1)[0]
-                key = 'waits_' + fn
-                out[key] = out.get(key, 0) + float(n)
+            k, _, v = line.rstrip('\n').partition(': ')
+            kv[k] = v.strip()
+            kind = {'contention_point': 'waiter',
+                    'contending_point': 'holder'}.get(k)
+            w = v.split()
+            if kind and len(w) >= 2:
+                sites.append((kind, float(w[0]), w[1].split('+0x', 1)[0]))
+    return kv, sites
+
+
+def parse_lockstat(path: str) -> Dict[str, float]:
+    """contentions, wait time and waits per call site of one excerpt"""
+    kv, sites = read_lockstat(path)
+    out: Dict[str, float] = {}
+    for k in ('contentions', 'acquisitions'):
+        if k in kv:
+            out['lock_' + k] = float(kv[k])
+    if 'waittime_total_us' in kv:
+        out['lock_wait_ms'] = float(kv['waittime_total_us']) / 1000
+    points = 0
+    for kind, n, fn in sites:
+        if kind == 'waiter':
+            points += 1
+            out['waits_' + fn] = out.get('waits_' + fn, 0) + n
     # lock_stat keeps 4 contention points: a site not among fewer than 4
     # had no waits, one not among 4 is unknown
     if points < LOCKSTAT_POINTS:

@@ -14,10 +14,8 @@ that against the C binary while it exists).
 What the current consumers read of the outputs:
 
 - tools/slabpark/runs.py: delta document caches.<cache>.metrics.<m>.value
-- tools/report/summarize-measure.sh, summarize-lockstat.sh: the first
-  "delta" line after "<metric>": { in a delta document (awk on the
-  pretty-printed layout, which write_json reproduces byte for byte)
-- tools/report/plot-runs.sh, summarize-sweep.sh: the compare CSV, its
+- tools/slabpark/comparison.py: writes the compare CSV and JSON beside
+  report.txt, and reads the CSV back (the sweep table, the plot): its
   header (metric, <label>..., kind, cache, <label>_runs/_min/_max,
   <label>_delta/_change_pct) and the rows park_slab, free_add_partial,
   alloc_slab, free_slab, free_slowpath_ratio, page_churn, park_ratio,
@@ -25,8 +23,6 @@ What the current consumers read of the outputs:
 - tools/slabstat/tests/guest-window.sh: the window CSV, fields 6 (delta),
   8 and 9 (node0, node1) of <cache>,counter,free_slowpath and the
   ,idle,idle_pct, row
-- tools/report/report-runs.sh: the compare text (report.txt), and writes
-  the compare CSV/JSON next to it
 
 CLI: python3 -m slabpark.slabstat {snap,diff,split,window,compare} (main);
 'python3 -m slabpark slabstat ...' once slabpark/__main__.py hands its

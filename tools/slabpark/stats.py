@@ -79,6 +79,34 @@ def fmt_spread(s: Optional[Spread]) -> str:
     return '%s %s-%s' % (fmt_num(s.med), fmt_num(s.lo), fmt_num(s.hi))
 
 
+def quantile(values: Iterable[float], f: float) -> float:
+    """the F-quantile (0, 0.25, 0.5, 0.75, 1) by linear interpolation
+    between the sorted values; the median as median()"""
+    v = sorted(values)
+    if f == 0.5:
+        return median(v)
+    x = f * (len(v) - 1)
+    i = int(x)
+    return v[-1] if i >= len(v) - 1 else v[i] + (x - i) * (v[i + 1] - v[i])
+
+
+def rnd(x: float) -> int:
+    """to the nearest integer, halves away from zero"""
+    return -int(-x + 0.5) if x < 0 else int(x + 0.5)
+
+
+def fmt_range(values: Iterable[float], decimals: int = 0) -> str:
+    """'median (min-max)' with DECIMALS decimals ('n/a' for no values),
+    the tables of report.txt after the placement tables"""
+    v = sorted(values)
+    if not v:
+        return 'n/a'
+    m, lo, hi = median(v), v[0], v[-1]
+    if decimals == 0:
+        return '%d (%d-%d)' % (rnd(m), rnd(lo), rnd(hi))
+    return '%.*f (%.*f-%.*f)' % (decimals, m, decimals, lo, decimals, hi)
+
+
 def noise_floor_pct(values: Iterable[float]) -> Optional[float]:
     """the relative spread, (max - min) / median in percent, of runs that
     should not differ (the local placement, which parks nothing, over all

@@ -137,7 +137,7 @@ class SummaryRealTest(unittest.TestCase):
     def test_parity_with_report_txt(self):
         """the medians of summary.txt are those of report.txt: the
         placement tables (as make run wrote them), and the ops/s and
-        slabs of summarize-runs.sh's tables, another code path (awk)"""
+        slabs of slabpark.comparison's tables, another code path"""
         sm = parse_summary(summary.summary(self.dir))
         with open(os.path.join(self.dir, 'report.txt')) as f:
             rep = f.read().splitlines()
@@ -149,7 +149,7 @@ class SummaryRealTest(unittest.TestCase):
             self.assertEqual([c[0] for c in cells], want, (sc, label))
             n += 1
         self.assertGreaterEqual(n, 12)
-        # summarize-runs.sh: median ops/s per placement and mode
+        # comparison.placements: median ops/s per placement and mode
         i = rep.index(next(x for x in rep if x.startswith(
             '== placements at equal threads')))
         for line in rep[i + 2:]:

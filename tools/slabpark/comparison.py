@@ -1,0 +1,511 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The report of a module comparison (make run in the guest, make run
+HOST=1 on a host), from what tools/guest/guest-compare.sh left in
+DATA (RESULTS/guest/files or RESULTS/host): runs/<placement>/park<mode>/
+<round>.{json,results}, lockstat/ with LOCKSTAT=1, topology.
+
+RESULTS/report.txt: the full record (slabpark.record), the noise floor,
+the placements at equal threads per CPU and the footprint, then the
+tables of what the runs measured: the measurement kernel's counters
+(MEASURE=1), the sheaf capacity sweep (SWEEP=sheaf, placements
+<placement>-sc<capacity>), &n->list_lock (LOCKSTAT=1); the topology; a
+last line "results: DIR: the files written DATA/".  Beside it
+<placement>.csv/.json (slabstat compare of the modes), summary.csv (a
+row per run), summary.txt (slabpark.summary) and parking.png (gnuplot,
+where installed).  Every "median (min-max)" is stats.fmt_range's.
+"""
+
+import csv
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from . import facts as F
+from . import record as REC
+from . import runs as R
+from . import slabstat
+from .stats import fmt_range, median, quantile, rnd
+
+WORD = dict(REC.PARK_MODES)
+MODE_ORDER = [m for m, _ in REC.PARK_MODES]
+# summary.csv's columns after placement, mode, round (the .results keys)
+CSV_KEYS = ('ops_per_sec', 'threads_per_cpu', 'alloc_threads',
+            'free_threads', 'remote_free_pct', 'free_lat_p50_ns',
+            'free_lat_p99_ns', 'alloc_lat_p50_ns', 'alloc_lat_p99_ns',
+            'allocs', 'frees', 'shrunk_slabs', 'peak_slabs', 'rest_slabs',
+            'rest_partial', 'slab_churn')
+FOOTPRINT = (('shrunk slabs', 'shrunk_slabs'), ('peak slabs', 'peak_slabs'),
+             ('rest slabs', 'rest_slabs'), ('rest partial', 'rest_partial'),
+             ('slab churn', 'slab_churn'), ('churn/M alloc', 'churn_per_m'))
+# the measurement kernel: unpark_free_<bucket>, free_{lock,wait}_<transition>
+BUCKETS = (('1', '1'), ('2_3', '2-3'), ('4_7', '4-7'), ('8_15', '8-15'),
+           ('16', '16+'), ('all', 'empty'))
+TRANSITIONS = (('full_partial', 'full->partial'), ('full_empty', 'full->empty'),
+               ('empty_on', 'partial->empty on list'),
+               ('empty_off', 'partial->empty isolated'))
+PLOT_COUNTERS = ('park_slab', 'free_add_partial', 'alloc_slab', 'free_slab')
+SWEEP = re.compile(r'(.*)-sc(\d+)')
+
+Runs = Sequence[REC.FullRun]
+
+
+def _raw(r: REC.FullRun, key: str) -> Optional[float]:
+    """a number of the run's .results, or churn per million allocations"""
+    if key == 'churn_per_m':
+        churn, allocs = _raw(r, 'slab_churn'), _raw(r, 'allocs')
+        return churn * 1e6 / allocs if churn is not None and allocs else None
+    return R._num(r.raw.get(key))
+
+
+def _modes(runs: Runs) -> List[str]:
+    present = {r.mode for r in runs}
+    return [m for m in MODE_ORDER if m in present]
+
+
+def _vals(runs: Runs, p: str, m: str, key: str) -> List[float]:
+    return [v for r in runs if r.scenario == p and r.mode == m
+            for v in (_raw(r, key),) if v is not None]
+
+
+def write_summary_csv(path: str, runs: Runs) -> None:
+    with open(path, 'w', newline='') as f:
+        w = csv.writer(f, lineterminator='\n')
+        w.writerow(('placement', 'mode', 'round') + CSV_KEYS)
+        for r in runs:
+            w.writerow([r.scenario, r.mode, r.round] +
+                       [r.raw.get(k, '') for k in CSV_KEYS])
+
+
+def noise_floor(runs: Runs, shape: str) -> List[str]:
+    v = sorted(REC.local_ops(runs))
+    if not v:
+        return ['== noise floor: no local placement in this run '
+                '(placements: %s): unknown' % ' '.join(REC.scenarios(runs))]
+    med = median(v)
+    spread = 100 * (v[-1] - v[0]) / med if med > 0 else 0
+    return ['== noise floor (%s):' % shape,
+            '   the local placement, which parks nothing, gave %.2f-%.2f M '
+            'ops/s over its %d runs' % (v[0] / 1e6, v[-1] / 1e6, len(v)),
+            '   (all modes), median %.2f M: a spread of %.0f%% of the median;'
+            ' ops/s differences' % (med / 1e6, spread),
+            '   smaller than that mean nothing here']
+
+
+def placements(runs: Runs, csv_path: str) -> List[str]:
+    """ops/s at equal threads per CPU, the cross/local ratio, the
+    footprint"""
+    modes, places = _modes(runs), REC.scenarios(runs)
+    col = ['park=%s %s' % (m, WORD[m]) if m != 'base' else m for m in modes]
+    out = ['', '== placements at equal threads per CPU (median ops/s of the '
+           'runs; threads_per_cpu shown)',
+           '%-10s %8s' % ('placement', 'thr/cpu') +
+           ''.join(' %15s' % c for c in col)]
+    ops = {}
+    for p in places:
+        tpc = [r.raw.get('threads_per_cpu', '') for r in runs
+               if r.scenario == p][-1]
+        line = '%-10s %8s' % (p, tpc)
+        for m in modes:
+            v = _vals(runs, p, m, 'ops_per_sec')
+            ops[p, m] = median(v) if v else 0
+            line += ' %15.0f' % ops[p, m]
+        out.append(line)
+    if 'cross' in places and 'local' in places:
+        out.append('%-19s' % 'cross/local ratio' + ''.join(
+            ' %15s' % ('%.3f' % (ops['cross', m] / ops['local', m])
+                       if ops['local', m] > 0 else 'n/a') for m in modes))
+    out += ['', '== footprint, median (min-max) of the runs: slabs of the '
+            'cache after the shrink before a run',
+            '   (the baseline), at the peak of the run (sampled every 0.1 s)'
+            ' and at rest 1 s after it (no',
+            '   shrink), partial slabs at rest, and the slab churn of the run'
+            ' (alloc_slab + free_slab up',
+            '   to rest; n/a without CONFIG_SLUB_STATS), also per million '
+            'objects allocated (runs have a',
+            '   fixed length, not a fixed number of operations)',
+            '%-10s %-13s' % ('placement', '') +
+            ''.join(' %22s' % c for c in col)]
+    for p in places:
+        for i, (label, key) in enumerate(FOOTPRINT):
+            out.append('%-10s %-13s' % ('' if i else p, label) + ''.join(
+                ' %22s' % fmt_range(_vals(runs, p, m, key)) for m in modes))
+    out.append('per-run numbers: ' + csv_path)
+    return out
+
+
+def measure(runs: Runs) -> List[str]:
+    """the measurement kernel's counters (MEASURE=1); [] without them"""
+    if not any('partial_scan_bulk' in r.counters for r in runs):
+        return []
+    modes, places = _modes(runs), REC.scenarios(runs)
+    rows = [(p, m, [r.counters for r in runs
+                    if r.scenario == p and r.mode == m])
+            for p in places for m in modes]
+
+    def c(cs: Dict[str, float], k: str) -> float:
+        return cs.get(k, 0)
+
+    out = ['', '== free objects of a slab when it was unparked: share of '
+           'the unparked slabs (all runs of a mode)',
+           '%-10s %-9s %10s' % ('placement', 'park', 'unparked') +
+           ''.join(' %7s' % b for _, b in BUCKETS)]
+    for p, m, cs in rows:
+        unparked = sum(c(x, 'unpark_slab') for x in cs)
+        if unparked:
+            out.append('%-10s %-9s %10d' % (p, WORD[m], unparked) + ''.join(
+                ' %6.1f%%' % (100 * sum(c(x, 'unpark_free_' + b)
+                                        for x in cs) / unparked)
+                for b, _ in BUCKETS))
+    out += ['', '== refill scan length: walks of the partial list, partial '
+            'slabs visited per walk and listed',
+            '   when it started, median (min-max) of the runs: by '
+            'get_partial_node_bulk() (bulk: sheaf',
+            '   refills), then by get_from_partial_node() (one)']
+    for walk in ('bulk', 'one'):
+        fmt = '%-10s %-9s %22s %18s %18s'
+        out.append(fmt % ('placement', 'park', 'walks (%s)' % walk,
+                          'visited/walk', 'listed/walk'))
+        n = 'partial_scan_' + walk
+        for p, m, cs in rows:
+            per = [x for x in cs if c(x, n) > 0]
+            out.append(fmt % (p, WORD[m], fmt_range(c(x, n) for x in cs),
+                              fmt_range((c(x, n + '_slabs') / c(x, n)
+                                         for x in per), 2),
+                              fmt_range((c(x, n + '_listed') / c(x, n)
+                                         for x in per), 2)))
+    out += ['', '== list_lock in __slab_free() by transition: acquisitions,'
+            ' and of them those that waited,',
+            '   median (min-max) of the runs, a table per transition']
+    for t, label in TRANSITIONS:
+        out += ['-- ' + label, '%-10s %-9s %-27s %s' % (
+            'placement', 'park', 'acquisitions', 'waited')]
+        out += ['%-10s %-9s %-27s %s' % (
+            p, WORD[m], fmt_range(c(x, 'free_lock_' + t) for x in cs),
+            fmt_range(c(x, 'free_wait_' + t) for x in cs))
+            for p, m, cs in rows]
+    return out
+
+
+def _compare_csv(results: str, p: str) -> Tuple[List[str], Dict]:
+    """the labels and rows (metric -> {column: cell}) of <p>.csv"""
+    with open(os.path.join(results, p + '.csv')) as f:
+        rd = csv.reader(f)
+        head = next(rd)
+        rows = {row[0]: dict(zip(head, row)) for row in rd}
+    return head[1:head.index('kind')], rows
+
+
+def sweep(runs: Runs, results: str) -> List[str]:
+    """the sheaf capacity sweep (SWEEP=sheaf); [] without one"""
+    groups = sorted(((m.group(1), int(m.group(2)), p) for p in REC.scenarios(runs)
+                     for m in (SWEEP.fullmatch(p),) if m),
+                    key=lambda g: (REC.scenario_key(g[0]), g[1]))
+    if not groups:
+        return []
+
+    def cell(rows: Dict, metric: str, label: str, d: int) -> str:
+        r = rows.get(metric, {})
+        if r.get(label, '') == '':
+            return '-'
+        return '%.*f (%.*f-%.*f)' % (d, float(r[label]), d,
+                                     float(r[label + '_min']), d,
+                                     float(r[label + '_max']))
+
+    part1 = ['place  sheaf  park    free slowpath %        '
+             'park_slab/free_add_p % ops/s']
+    part2 = ['place  sheaf  park    free_add_partial             '
+             'page churn (alloc_slab + free_slab)']
+    for place, cap, p in groups:
+        labels, rows = _compare_csv(results, p)
+        for lab in labels:
+            head = '%-6s %5s  %-7s ' % (place, cap, lab)
+            part1.append(head + '%-22s %-22s %s' % (
+                cell(rows, 'free_slowpath_ratio', lab, 1),
+                cell(rows, 'park_ratio', lab, 2),
+                cell(rows, 'ops_per_sec', lab, 0)))
+            part2.append(head + '%-28s %s' % (
+                cell(rows, 'free_add_partial', lab, 0),
+                cell(rows, 'page_churn', lab, 0)))
+    foot = ['%-6s %5s  %-7s %-16s %s' % (
+        place, cap, WORD[m], fmt_range(_vals(runs, p, m, 'peak_slabs')),
+        fmt_range(_vals(runs, p, m, 'rest_slabs')))
+        for place, cap, p in groups for m in sorted(
+            {r.mode for r in runs if r.scenario == p})]
+    return ['', '== sheaf capacity sweep: median (min-max) of the runs; '
+            'remote frees bypass the',
+            '   sheaves, so the cross rows should not move with the capacity'
+            ] + part1 + part2 + [
+        '', '   footprint: slabs at the peak / at rest, median (min-max)',
+        'place  sheaf  park     peak             rest'] + foot
+
+
+def _mode_key(m: str) -> int:
+    return MODE_ORDER.index(m) if m in MODE_ORDER else len(MODE_ORDER)
+
+
+def lockstat(runs: Runs, data: str) -> List[str]:
+    """the &n->list_lock tables (LOCKSTAT=1); [] without excerpts"""
+    top = os.path.join(data, 'lockstat')
+    parks = {(r.scenario, r.mode, r.round): r.counters.get('park_slab', 0)
+             for r in runs}
+    ex: Dict[Tuple[str, str], List] = {}
+    for name in sorted(os.listdir(top)) if os.path.isdir(top) else []:
+        m = re.fullmatch(r'(.+?)-park([^-]+)-(\d+)\.txt', name)
+        if m:
+            kv, sites = R.read_lockstat(os.path.join(top, name))
+            ex.setdefault(m.group(1, 2), []).append(
+                ({k: float(kv.get(k) or 0) for k in (
+                    'contentions', 'acquisitions', 'waittime_total_us',
+                    'waittime_avg_us', 'waittime_max_us')}, sites,
+                 parks.get((m.group(1), m.group(2), int(m.group(3))), 0)))
+    if not ex:
+        return []
+    keys = sorted(ex, key=lambda k: (REC.scenario_key(k[0]), _mode_key(k[1])))
+
+    def head(k: Tuple[str, str]) -> str:
+        return '%-9s %-6s %4d  ' % (k[0], WORD.get(k[1], k[1]), len(ex[k]))
+
+    def col(k: Tuple[str, str], f) -> List[float]:
+        return [f(*x) for x in ex[k]]
+
+    def share(v, s, p):
+        return 100 * v['contentions'] / v['acquisitions'] \
+            if v['acquisitions'] > 0 else 0
+
+    def cls(name):
+        return lambda v, s, p: v[name]
+
+    def waits(v, s, p):
+        return sum(n for kind, n, fn in s
+                   if kind == 'waiter' and fn == '__slab_free')
+
+    def verdict(a: List[float], z: List[float]) -> str:
+        if quantile(a, .75) < quantile(z, .25) or \
+                quantile(z, .75) < quantile(a, .25):
+            return 'beyond spread'
+        return 'within spread'
+
+    def vs0(k: Tuple[str, str], f) -> str:
+        z = (k[0], '0')
+        if k[1] == '0' or z not in ex:
+            return '-'
+        a, b = col(k, f), col(z, f)
+        d = rnd(median(b)) - rnd(median(a))
+        return '%.0f %s, %s' % (abs(d), 'more' if d < 0 else 'fewer',
+                                verdict(a, b))
+
+    out = ['', '== &n->list_lock (CONFIG_LOCK_STAT; all caches\' '
+           'list_locks): median (min-max) of the runs',
+           'placement park   runs  contentions            acquisitions     '
+           '            contended %']
+    out += [head(k) + '%-22s %-28s %s' % (
+        fmt_range(col(k, cls('contentions'))),
+        fmt_range(col(k, cls('acquisitions'))),
+        fmt_range(col(k, share), 2) + '%') for k in keys]
+    out.append('placement park   runs  wait total us              avg us     '
+               '            max us')
+    out += [head(k) + '%-26s %-22s %s' % (
+        fmt_range(col(k, cls('waittime_total_us'))),
+        fmt_range(col(k, cls('waittime_avg_us')), 1),
+        fmt_range(col(k, cls('waittime_max_us')))) for k in keys]
+    out += ['', '== &n->list_lock call sites: waiter = contention point '
+            '(where a CPU waited),',
+            '   holder = contending point (where the CPU it waited for took '
+            'the lock);',
+            '   lockdep keeps the first 4 sites of each kind per run; median '
+            '(min-max)']
+    site_rows = []
+    for k in keys:
+        fns: Dict[Tuple[str, str], List[float]] = {}
+        for _, sites, _ in ex[k]:
+            per: Dict[Tuple[str, str], float] = {}
+            for kind, n, fn in sites:
+                per[kind, fn] = per.get((kind, fn), 0) + n
+            for s, n in per.items():
+                fns.setdefault(s, []).append(n)
+        for (kind, fn), v in fns.items():
+            # a run without the site counts 0
+            v = v + [0.0] * (len(ex[k]) - len(v))
+            site_rows.append(((REC.scenario_key(k[0]), _mode_key(k[1]),
+                               kind != 'waiter', -rnd(median(v)), fn),
+                              '%-9s %-6s %-7s %-32s %s' % (
+                                  k[0], WORD.get(k[1], k[1]), kind, fn,
+                                  fmt_range(v))))
+    if site_rows:
+        out.append('placement park   site    function                      '
+                   '   contentions')
+        out += [line for _, line in sorted(site_rows)]
+    out += ['', '== parks against waits: slabs parked per run (park_slab), '
+            'waits in __slab_free()',
+            '   and all contentions, median (min-max); \'vs park=0\' compares'
+            ' the medians;',
+            '   \'beyond spread\' when the interquartile ranges of the mode '
+            'and of park=0',
+            '   do not overlap, \'within spread\' when they do (the runs do '
+            'not separate',
+            '   them); lockdep records the first 4 call sites a run, so a run'
+            ' whose',
+            '   first sites are elsewhere counts 0 waits in __slab_free()',
+            'placement park   runs  parks                waits __slab_free   '
+            ' vs park=0']
+    out += [head(k) + '%-20s %-20s %s' % (
+        fmt_range(col(k, lambda v, s, p: p)), fmt_range(col(k, waits)),
+        vs0(k, waits)) for k in keys]
+    out.append('placement park   runs  contentions          vs park=0')
+    out += [head(k) + '%-20s %s' % (
+        fmt_range(col(k, cls('contentions'))), vs0(k, cls('contentions')))
+        for k in keys]
+    return out
+
+
+def _gp_quote(s: str) -> str:
+    """gnuplot's single-quoted string: a quote doubled"""
+    return "'%s'" % s.replace("'", "''")
+
+
+def plot(runs: Runs, results: str, title: str) -> bool:
+    """RESULTS/parking.png: four panels (ops/s; slabs at the peak and at
+    rest; the SLUB counters of the compare tables, log axis; free latency
+    p99), per placement and mode the median with a min-max bar; False
+    when gnuplot is missing or fails"""
+    if not shutil.which('gnuplot'):
+        return False
+    modes, places = _modes(runs), REC.scenarios(runs)
+
+    def mmm(v: List[float]) -> str:
+        return '%g %g %g' % (median(v), min(v), max(v)) if v else \
+            'NaN NaN NaN'
+
+    def stats(*keys: str) -> str:
+        """the panel's data, '' (no data) where no run has KEYS"""
+        if not any(_vals(runs, p, m, k) for p in places for m in modes
+                   for k in keys):
+            return ''
+        return ''.join('%s %s\n' % (p if len(keys) == 1 else p + ':' + k,
+                                    ' '.join(mmm(_vals(runs, p, m, k))
+                                             for m in modes))
+                       for p in places for k in keys)
+
+    counters = ''
+    for p in places:
+        labels, rows = _compare_csv(results, p)
+        for metric in PLOT_COUNTERS:
+            if metric in rows:
+                r = rows[metric]
+                counters += '%s:%s %s\n' % (p, metric, ' '.join(
+                    r.get(lab + s, '') or 'NaN' for lab in labels[:len(modes)]
+                    for s in ('', '_min', '_max')))
+    titles = ' '.join(WORD[m] for m in modes)
+    with tempfile.TemporaryDirectory() as work:
+        def panel(name: str, text: str, ptitle: str, ylabel: str,
+                  log: bool = False) -> str:
+            path = os.path.join(work, name)
+            with open(path, 'w') as f:
+                f.write(text)
+            axes = "set logscale y; set yrange [1:*]; set offsets 0, 0, 0, " \
+                "0; set xtics rotate by -40 font ',8'" if log else \
+                "unset logscale y; set yrange [0:*]; set offsets 0, 0, " \
+                "graph 0.08, 0; set xtics rotate by -30 font ',9'"
+            data = ("plot for [k=1:%d] %s using (column(3*k-1)):(column(3*k))"
+                    ":(column(3*k+1)):xtic(1) title word(%s, k)" % (
+                        len(modes), _gp_quote(path), _gp_quote(titles))
+                    if text else "plot 0 title 'no data in this run'")
+            return '%s\nset title %s; set ylabel %s\n%s\n' % (
+                axes, _gp_quote(ptitle), _gp_quote(ylabel), data)
+
+        gp = ('set terminal png size 1400,1000 noenhanced\n'
+              'set output %s\nset multiplot layout 2,2 title %s\n'
+              'set style data histogram\n'
+              'set style histogram errorbars gap 1 lw 1\n'
+              'set style fill solid 0.7 border -1\n'
+              'set key outside top center horizontal\nset bars 2\n' % (
+                  _gp_quote(os.path.join(results, 'parking.png')),
+                  _gp_quote(title)))
+        gp += panel('ops.dat', stats('ops_per_sec'), 'throughput', 'ops/s')
+        gp += panel('slabs.dat', stats('peak_slabs', 'rest_slabs'),
+                    'footprint: slabs at the peak of a run and at rest 1 s '
+                    'after', 'slabs')
+        gp += panel('counters.dat', counters, 'SLUB counters (log axis; a '
+                    'zero median has no bar)', 'count per run (log)', True)
+        gp += panel('p99.dat', stats('free_lat_p99_ns'), 'free latency p99',
+                    'ns')
+        gp += 'unset multiplot\n'
+        rc = subprocess.run(['gnuplot'], input=gp, text=True).returncode
+    return rc == 0
+
+
+def fold(text: str, width: int = 100) -> List[str]:
+    """the lines of TEXT broken after the last blank within WIDTH
+    columns (fold -s)"""
+    out = []
+    for line in text.splitlines():
+        while len(line) > width:
+            cut = line.rfind(' ', 0, width) + 1 or width
+            out.append(line[:cut])
+            line = line[cut:]
+        out.append(line)
+    return out
+
+
+def data_dir(results: str) -> Optional[str]:
+    """DATA of a module comparison (RESULTS/host, RESULTS/guest/files),
+    None for other results directories"""
+    for d in (os.path.join(results, 'host'),
+              os.path.join(results, 'guest', 'files')):
+        if os.path.isdir(os.path.join(d, 'runs')):
+            return d
+    return None
+
+
+def report(results: str, data: str) -> List[str]:
+    """writes the files beside report.txt but summary.txt; returns
+    report.txt's lines"""
+    runs = REC.full_runs(results)
+    if not runs:
+        raise FileNotFoundError('%s: no module runs in %s/runs' % (
+            results, data))
+    where = F.read_meta(results).get('where', '')
+    shape = where[len('host, '):] if where.startswith('host, ') else where
+    for p in REC.scenarios(runs):
+        groups, labels = [], []
+        for m in MODE_ORDER:
+            d = os.path.join(data, 'runs', p, 'park' + m)
+            if os.path.isdir(d):
+                groups.append([os.path.join(d, f) for f in sorted(
+                    os.listdir(d)) if f.endswith('.json')])
+                labels.append(WORD[m])
+        for fmt in ('csv', 'json'):
+            with open(os.path.join(results, '%s.%s' % (p, fmt)), 'w') as f:
+                f.write(slabstat.compare(groups, labels, fmt))
+    csv_path = os.path.join(results, 'summary.csv')
+    write_summary_csv(csv_path, runs)
+    out = REC.record(results) + [''] + noise_floor(runs, shape)
+    out += placements(runs, csv_path) + measure(runs) + \
+        sweep(runs, results) + lockstat(runs, data)
+    png = os.path.join(results, 'parking.png')
+    if os.path.exists(png):
+        os.remove(png)
+    title = where
+    if where.startswith('host'):
+        cpu = F.read_topology(os.path.join(data, 'topology')).get(
+            'cpu_model')
+        title = '%s, %s' % (cpu or 'host', shape)
+    title = 'slab parking%s, same boot: median of the runs, bars = ' \
+        'min-max' % (' on ' + title if title else '')
+    if 'TCG' in where:
+        title += ' (TCG: compare modes, not absolute numbers)'
+    if plot(runs, results, title):
+        out.append('plot: ' + png)
+    topo = os.path.join(data, 'topology')
+    if os.path.exists(topo):
+        with open(topo) as f:
+            out += ['', '== topology (%s)' % topo] + fold(f.read())
+    written = 'summary.txt report.txt *.csv *.json' + \
+        (' parking.png' if os.path.exists(png) else '')
+    shown = os.path.relpath(results, F.TOP) if os.path.abspath(
+        results).startswith(F.TOP + os.sep) else results
+    datatop = os.path.relpath(data, results).split(os.sep)[0]
+    return out + ['', 'results: %s: %s %s/' % (shown, written, datatop)]
