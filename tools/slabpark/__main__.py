@@ -29,7 +29,8 @@ import json
 import os
 import sys
 
-from . import check, comparison, experiment, facts, ktap, report, summary
+from . import (check, comparison, experiment, facts, ktap, report, slabstat,
+               summary)
 
 
 def main(argv=None) -> int:
@@ -55,7 +56,6 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # before argparse, which would take the '--' between compare's groups
     if argv[:1] == ['slabstat']:
-        from . import slabstat
         return slabstat.main(argv[1:])
     args = ap.parse_args(argv)
     if args.cmd == 'check':
@@ -77,7 +77,7 @@ def main(argv=None) -> int:
         lines = comparison.report(args.results, data) if data else \
             report.report(args.results)
     except (FileNotFoundError, KeyError, ValueError,
-            json.JSONDecodeError, comparison.slabstat.Error) as e:
+            json.JSONDecodeError, slabstat.Error) as e:
         print('%s: %s' % (name, e), file=sys.stderr)
         return 1
     text = '\n'.join(lines) + '\n'

@@ -43,9 +43,7 @@ FOOTPRINT = (('shrunk slabs', 'shrunk_slabs'), ('peak slabs', 'peak_slabs'),
 # the measurement kernel: unpark_free_<bucket>, free_{lock,wait}_<transition>
 BUCKETS = (('1', '1'), ('2_3', '2-3'), ('4_7', '4-7'), ('8_15', '8-15'),
            ('16', '16+'), ('all', 'empty'))
-TRANSITIONS = (('full_partial', 'full->partial'), ('full_empty', 'full->empty'),
-               ('empty_on', 'partial->empty on list'),
-               ('empty_off', 'partial->empty isolated'))
+TRANSITIONS = REC.TRANSITIONS
 PLOT_COUNTERS = ('park_slab', 'free_add_partial', 'alloc_slab', 'free_slab')
 SWEEP = re.compile(r'(.*)-sc(\d+)')
 
@@ -84,9 +82,8 @@ def noise_floor(runs: Runs, shape: str) -> List[str]:
     if not v:
         return ['== noise floor: no local placement in this run '
                 '(placements: %s): unknown' % ' '.join(REC.scenarios(runs))]
-    med = median(v)
-    spread = 100 * (v[-1] - v[0]) / med if med > 0 else 0
-    return ['== noise floor (%s):' % shape,
+    med, spread = median(v), REC.ops_floor(runs) or 0
+    return ['== noise floor%s:' % (' (%s)' % shape if shape else ''),
             '   the local placement, which parks nothing, gave %.2f-%.2f M '
             'ops/s over its %d runs' % (v[0] / 1e6, v[-1] / 1e6, len(v)),
             '   (all modes), median %.2f M: a spread of %.0f%% of the median;'
@@ -136,10 +133,19 @@ def placements(runs: Runs, csv_path: str) -> List[str]:
     return out
 
 
-def measure(runs: Runs) -> List[str]:
-    """the measurement kernel's counters (MEASURE=1); [] without them"""
+def asked(results: str, knob: str) -> bool:
+    """KNOB=1 was set for the run (meta.txt's runs line, tools/lib.sh's
+    sp_report)"""
+    return (knob + '=1') in F.read_meta(results).get('runs', '').split()
+
+
+def measure(runs: Runs, results: str) -> List[str]:
+    """the measurement kernel's counters (MEASURE=1); [] without them,
+    a line saying so where MEASURE=1 was asked for"""
     if not any('partial_scan_bulk' in r.counters for r in runs):
-        return []
+        return ['', '== measurement counters: none in these runs (make run '
+                'MEASURE=1 boots the kernel that has them)'] \
+            if asked(results, 'MEASURE') else []
     modes, places = _modes(runs), REC.scenarios(runs)
     rows = [(p, m, [r.counters for r in runs
                     if r.scenario == p and r.mode == m])
@@ -210,9 +216,8 @@ def sweep(runs: Runs, results: str) -> List[str]:
         r = rows.get(metric, {})
         if r.get(label, '') == '':
             return '-'
-        return '%.*f (%.*f-%.*f)' % (d, float(r[label]), d,
-                                     float(r[label + '_min']), d,
-                                     float(r[label + '_max']))
+        return fmt_range((float(r[label]), float(r[label + '_min']),
+                          float(r[label + '_max'])), d)
 
     part1 = ['place  sheaf  park    free slowpath %        '
              'park_slab/free_add_p % ops/s']
@@ -232,8 +237,8 @@ def sweep(runs: Runs, results: str) -> List[str]:
     foot = ['%-6s %5s  %-7s %-16s %s' % (
         place, cap, WORD[m], fmt_range(_vals(runs, p, m, 'peak_slabs')),
         fmt_range(_vals(runs, p, m, 'rest_slabs')))
-        for place, cap, p in groups for m in sorted(
-            {r.mode for r in runs if r.scenario == p})]
+        for place, cap, p in groups
+        for m in _modes([r for r in runs if r.scenario == p])]
     return ['', '== sheaf capacity sweep: median (min-max) of the runs; '
             'remote frees bypass the',
             '   sheaves, so the cross rows should not move with the capacity'
@@ -246,8 +251,9 @@ def _mode_key(m: str) -> int:
     return MODE_ORDER.index(m) if m in MODE_ORDER else len(MODE_ORDER)
 
 
-def lockstat(runs: Runs, data: str) -> List[str]:
-    """the &n->list_lock tables (LOCKSTAT=1); [] without excerpts"""
+def lockstat(runs: Runs, data: str, results: str) -> List[str]:
+    """the &n->list_lock tables (LOCKSTAT=1); [] without excerpts, a line
+    saying so where LOCKSTAT=1 was asked for"""
     top = os.path.join(data, 'lockstat')
     parks = {(r.scenario, r.mode, r.round): r.counters.get('park_slab', 0)
              for r in runs}
@@ -255,14 +261,17 @@ def lockstat(runs: Runs, data: str) -> List[str]:
     for name in sorted(os.listdir(top)) if os.path.isdir(top) else []:
         m = re.fullmatch(r'(.+?)-park([^-]+)-(\d+)\.txt', name)
         if m:
-            kv, sites = R.read_lockstat(os.path.join(top, name))
+            path = os.path.join(top, name)
+            kv, sites = R.read_lockstat(path)
+            v = {k: R.number(path, kv.get(k) or '0') for k in (
+                'contentions', 'acquisitions', 'waittime_total_us',
+                'waittime_avg_us', 'waittime_max_us')}
             ex.setdefault(m.group(1, 2), []).append(
-                ({k: float(kv.get(k) or 0) for k in (
-                    'contentions', 'acquisitions', 'waittime_total_us',
-                    'waittime_avg_us', 'waittime_max_us')}, sites,
+                (v, sites,
                  parks.get((m.group(1), m.group(2), int(m.group(3))), 0)))
     if not ex:
-        return []
+        return ['', '== &n->list_lock: no lock_stat excerpts in %s' % top] \
+            if asked(results, 'LOCKSTAT') else []
     keys = sorted(ex, key=lambda k: (REC.scenario_key(k[0]), _mode_key(k[1])))
 
     def head(k: Tuple[str, str]) -> str:
@@ -396,8 +405,8 @@ def plot(runs: Runs, results: str, title: str) -> bool:
             if metric in rows:
                 r = rows[metric]
                 counters += '%s:%s %s\n' % (p, metric, ' '.join(
-                    r.get(lab + s, '') or 'NaN' for lab in labels[:len(modes)]
-                    for s in ('', '_min', '_max')))
+                    (r.get(WORD[m] + s, '') if WORD[m] in labels else '')
+                    or 'NaN' for m in modes for s in ('', '_min', '_max')))
     titles = ' '.join(WORD[m] for m in modes)
     with tempfile.TemporaryDirectory() as work:
         def panel(name: str, text: str, ptitle: str, ylabel: str,
@@ -483,8 +492,8 @@ def report(results: str, data: str) -> List[str]:
     csv_path = os.path.join(results, 'summary.csv')
     write_summary_csv(csv_path, runs)
     out = REC.record(results) + [''] + noise_floor(runs, shape)
-    out += placements(runs, csv_path) + measure(runs) + \
-        sweep(runs, results) + lockstat(runs, data)
+    out += placements(runs, csv_path) + measure(runs, results) + \
+        sweep(runs, results) + lockstat(runs, data, results)
     png = os.path.join(results, 'parking.png')
     if os.path.exists(png):
         os.remove(png)

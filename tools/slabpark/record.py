@@ -62,8 +62,10 @@ LOCKSTAT_ROWS = (
     ('lock_wait_ms', 'wait ms'),
 ) + tuple(('waits_' + s, 'waits ' + s) for s in R.LOCKSTAT_SITES)
 # the measurement kernel's waits in __slab_free() (MEASURE=1)
-MEASURE_WAITS = ('free_wait_full_partial', 'free_wait_full_empty',
-                 'free_wait_empty_on', 'free_wait_empty_off')
+TRANSITIONS = (('full_partial', 'full->partial'), ('full_empty', 'full->empty'),
+               ('empty_on', 'partial->empty on list'),
+               ('empty_off', 'partial->empty isolated'))
+MEASURE_WAITS = tuple('free_wait_' + t for t, _ in TRANSITIONS)
 
 # the park modes (mode directory park<mode>) in report order, with their
 # words: 0-2 are the series' (the cache's "park" file), 3 exists only on
@@ -208,6 +210,8 @@ def full_runs(results: str) -> List[FullRun]:
         if not os.path.isdir(top):
             continue
         for sc in sorted(os.listdir(top)):
+            if not os.path.isdir(os.path.join(top, sc)):
+                continue
             for md in sorted(os.listdir(os.path.join(top, sc))):
                 d = os.path.join(top, sc, md)
                 if not os.path.isdir(d):

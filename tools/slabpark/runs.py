@@ -102,6 +102,14 @@ def _rounds(d: str, ext: str) -> List[Tuple[int, str]]:
 Site = Tuple[str, float, str]
 
 
+def number(path: str, text: str) -> float:
+    """TEXT of the file PATH as a number; a ValueError naming PATH"""
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError('%s: %r is not a number' % (path, text)) from None
+
+
 def read_lockstat(path: str) -> Tuple[Dict[str, str], List[Site]]:
     """one excerpt of tools/report/lockstat-report.sh report: its 'key:
     value' lines, and its call sites as (kind, count, function): kind
@@ -116,7 +124,8 @@ def read_lockstat(path: str) -> Tuple[Dict[str, str], List[Site]]:
                     'contending_point': 'holder'}.get(k)
             w = v.split()
             if kind and len(w) >= 2:
-                sites.append((kind, float(w[0]), w[1].split('+0x', 1)[0]))
+                sites.append((kind, number(path, w[0]),
+                              w[1].split('+0x', 1)[0]))
     return kv, sites
 
 
@@ -126,9 +135,9 @@ def parse_lockstat(path: str) -> Dict[str, float]:
     out: Dict[str, float] = {}
     for k in ('contentions', 'acquisitions'):
         if k in kv:
-            out['lock_' + k] = float(kv[k])
+            out['lock_' + k] = number(path, kv[k])
     if 'waittime_total_us' in kv:
-        out['lock_wait_ms'] = float(kv['waittime_total_us']) / 1000
+        out['lock_wait_ms'] = number(path, kv['waittime_total_us']) / 1000
     points = 0
     for kind, n, fn in sites:
         if kind == 'waiter':

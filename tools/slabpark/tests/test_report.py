@@ -12,7 +12,8 @@ import shutil
 import subprocess
 import tempfile
 import unittest
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
+from unittest import mock
 
 from slabpark import __main__ as cli
 from slabpark import comparison, record
@@ -166,7 +167,7 @@ class ReportTest(unittest.TestCase):
                 'free_lock_full_partial': 90, 'free_wait_full_partial': 0})
             module_run(self.files, 'cross', '2', r, res, {
                 'partial_scan_bulk': 10, 'partial_scan_bulk_slabs': 30})
-        lines = comparison.measure(record.full_runs(self.dir))
+        lines = comparison.measure(record.full_runs(self.dir), self.dir)
         unpark = section(lines, '== free objects')
         # the shares of all runs; no row for a mode that unparked nothing
         self.assertEqual(rows(unpark, 'cross'),
@@ -186,9 +187,17 @@ class ReportTest(unittest.TestCase):
         """runs of a kernel without the measurement counters: no tables"""
         module_run(self.files, 'cross', '0', 1, {'ops_per_sec': 1},
                    {'alloc_slab': 5})
-        self.assertEqual(comparison.measure(record.full_runs(self.dir)), [])
+        runs = record.full_runs(self.dir)
+        self.assertEqual(comparison.measure(runs, self.dir), [])
         self.assertFalse(any(x.startswith('== free objects')
                              for x in self.report()))
+        # asked for (meta.txt's runs line, as tools/lib.sh's sp_report
+        # writes it): a line saying there were none
+        self.report('--where', 'TCG guest', '--runs', '1 x 1000 ms; '
+                    'PLACEMENTS="cross" MEASURE=1')
+        self.assertEqual(comparison.measure(runs, self.dir)[1:], [
+            '== measurement counters: none in these runs (make run '
+            'MEASURE=1 boots the kernel that has them)'])
 
     def test_sweep(self):
         fixtures.synth(self.dir, {'0': [100e3, 110e3], '1': [120e3, 118e3]},
@@ -207,6 +216,16 @@ class ReportTest(unittest.TestCase):
             self.assertIn(want, [squeeze(x) for x in sw])
         # the noise floor: the local runs at the smallest capacity
         self.assertIn('over its 4 runs', section(lines, '== noise')[1])
+
+    def test_sweep_noise_floor(self):
+        """the noise floor of a sweep: the local runs at the smallest
+        capacity (by number: 8 before 60 and 120), not all local runs"""
+        fixtures.synth(self.dir, {'0': [100e3, 110e3], '1': [120e3, 90e3]},
+                       places=('local-sc60', 'local-sc120'))
+        fixtures.synth(self.dir, {'0': [300e3, 310e3]}, places=('local-sc8',))
+        self.assertEqual(section(self.report(), '== noise')[1],
+                         '   the local placement, which parks nothing, gave '
+                         '0.30-0.31 M ops/s over its 2 runs')
 
     def lockstat_dir(self):
         ls = os.path.join(self.files, 'lockstat')
@@ -253,7 +272,8 @@ class ReportTest(unittest.TestCase):
         return record.full_runs(self.dir)
 
     def test_lockstat(self):
-        lines = comparison.lockstat(self.lockstat_dir(), self.files)
+        lines = comparison.lockstat(self.lockstat_dir(), self.files,
+                                    self.dir)
         cls = section(lines, '== &n->list_lock (')
         # median (min-max); an even count: the mean of the middle two
         self.assertEqual([x for x in cls if x.startswith('cross ')], [
@@ -299,8 +319,58 @@ class ReportTest(unittest.TestCase):
 
     def test_no_lockstat(self):
         module_run(self.files, 'cross', '0', 1, {'ops_per_sec': 1})
-        self.assertEqual(comparison.lockstat(record.full_runs(self.dir),
-                                             self.files), [])
+        runs = record.full_runs(self.dir)
+        self.assertEqual(comparison.lockstat(runs, self.files, self.dir), [])
+        fixtures.write(os.path.join(self.dir, 'meta.txt'),
+                       'runs: 1 x 1000 ms; PLACEMENTS="cross" LOCKSTAT=1\n')
+        self.assertEqual(comparison.lockstat(runs, self.files, self.dir), [
+            '', '== &n->list_lock: no lock_stat excerpts in %s/lockstat' %
+            self.files])
+
+    def test_lockstat_bad_number(self):
+        """a count that is not a number: the error names its file"""
+        self.lockstat_dir()
+        bad = os.path.join(self.files, 'lockstat', 'cross-park1-1.txt')
+        fixtures.write(bad, 'contentions: ?\n')
+        err = io.StringIO()
+        with redirect_stdout(io.StringIO()), redirect_stderr(err):
+            self.assertEqual(cli.main(['report', self.dir]), 1)
+        self.assertEqual(err.getvalue(), "slabpark report: %s: '?' is not "
+                         "a number\n" % bad)
+
+    def test_noise_floor_without_where(self):
+        fixtures.synth(self.dir, {'0': [100e3, 110e3]})
+        os.remove(os.path.join(self.dir, 'meta.txt'))
+        self.assertEqual(section(self.report(), '== noise')[0],
+                         '== noise floor:')
+
+    def test_stray_file_in_runs(self):
+        """a file beside the placements in runs/ is not a placement"""
+        fixtures.synth(self.dir, {'0': [100e3]})
+        fixtures.write(os.path.join(self.files, 'runs', 'notes.txt'), 'x\n')
+        self.assertEqual(record.scenarios(record.full_runs(self.dir)),
+                         ['cross', 'local'])
+
+    def test_plot_counters_by_mode(self):
+        """the counters panel puts a placement's values under their mode,
+        NaN under the modes it lacks (gnuplot's input, read as it runs)"""
+        fixtures.synth(self.dir, {'1': [100e3]}, places=('cross',))
+        fixtures.synth(self.dir, {'0': [100e3], '1': [100e3]},
+                       places=('local',))
+        seen = {}
+
+        def gnuplot(argv, input, text):
+            path = input.split("plot for [k=1:2] '")[3].split("'")[0]
+            with open(path) as f:
+                seen['counters'] = f.read().splitlines()
+            return subprocess.CompletedProcess(argv, 0)
+        with mock.patch.object(comparison.shutil, 'which', lambda c: c), \
+                mock.patch.object(comparison.subprocess, 'run', gnuplot):
+            self.report()
+        cross = [x.split() for x in seen['counters']
+                 if x.startswith('cross:park_slab ')][0]
+        self.assertEqual(cross[1:4], ['NaN'] * 3)
+        self.assertEqual(cross[4:], ['20000'] * 3)
 
     @unittest.skipUnless(shutil.which('gnuplot'), 'gnuplot not installed')
     def test_plot(self):
@@ -327,8 +397,10 @@ class ReportTest(unittest.TestCase):
 
     def test_no_runs(self):
         os.makedirs(os.path.join(self.files, 'runs'))
-        with redirect_stdout(io.StringIO()):
+        err = io.StringIO()
+        with redirect_stdout(io.StringIO()), redirect_stderr(err):
             self.assertEqual(cli.main(['report', self.dir]), 1)
+        self.assertIn('no module runs in', err.getvalue())
 
 
 def lock_stat_file(path):
