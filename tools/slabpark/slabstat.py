@@ -33,6 +33,7 @@ CLI: python3 -m slabpark.slabstat {snap,diff,split,window,compare} (main);
 arguments to main() (left to whoever owns __main__.py now).
 """
 
+import glob
 import json
 import math
 import os
@@ -65,8 +66,9 @@ RESULT_KEYS = ('ops_per_sec', 'free_lat_p50_ns', 'free_lat_p99_ns',
 SECTIONS = (('counter', 'counters'), ('gauge', 'gauges'), ('fact', 'facts'))
 
 
-class Error(Exception):
-    """a one-line error; the CLI prints 'slabstat: MSG' and exits 1"""
+class Error(ValueError):
+    """bad data, a one-line error; the CLI prints 'slabstat: MSG' and
+    exits 1"""
 
 
 class UsageError(Exception):
@@ -1179,6 +1181,30 @@ def compare(groups: List[List[str]], labels: Optional[List[str]] = None,
     return ''.join(o)
 
 
+# ------------------------------------------------------------ results
+
+# tools/guest/guest-compare.sh's dumps of a run, before and after it
+BEFORE, AFTER = '.before.dump', '.after.dump'
+
+
+def write_deltas(files: str) -> int:
+    """FILES/runs/<placement>/park<mode>/<round>.json, the delta document
+    ('diff --json') of the run's <round>.before.dump and .after.dump, for
+    every run there (what the reports read); how many"""
+    n = 0
+    for before in sorted(glob.glob(os.path.join(files, 'runs', '*', 'park*',
+                                                '*' + BEFORE))):
+        stem = before[:-len(BEFORE)]
+        if not os.path.exists(stem + AFTER):
+            raise Error('%s has no %s beside it' % (before, AFTER))
+        text = diff(load_snapshot(before), load_snapshot(stem + AFTER),
+                    'json')
+        with open(stem + '.json', 'w') as f:
+            f.write(text)
+        n += 1
+    return n
+
+
 # ------------------------------------------------------------ window
 
 DUMP_SH = os.path.join(os.path.dirname(os.path.dirname(
@@ -1222,6 +1248,10 @@ usage: python3 -m slabpark.slabstat [--sysfs-root DIR] [--proc-root DIR]
       (what 'slabstat window' printed after its sleep).
   window -t SECONDS [--results FILE] [--csv|--json] CACHE...
       slab-dump.sh, sleep SECONDS, slab-dump.sh, split (on this machine).
+  deltas DIR
+      the delta document DIR/runs/<placement>/park<mode>/<round>.json of
+      each run's <round>.before.dump and .after.dump (tools/guest/
+      guest-compare.sh's), as 'diff --json' writes it.
   compare [--labels L1,L2[,L3...]] [--csv|--json] D1... -- D2... [-- D3...]
       median (min-max) of repeated runs per group (each D is a delta
       document of 'diff --json'), delta and change of each group vs the first.
@@ -1330,7 +1360,7 @@ def run(argv: List[str]) -> str:
     if i >= len(argv):
         raise UsageError('missing command')
     cmd, rest = argv[i], argv[i + 1:]
-    if cmd not in ('snap', 'diff', 'split', 'window', 'compare'):
+    if cmd not in ('snap', 'diff', 'split', 'window', 'compare', 'deltas'):
         raise UsageError("unknown command '%s'" % cmd)
     o = _parse(rest, cmd == 'compare')
     roots.update({k: o[k] for k in ('sysfs_root', 'proc_root') if k in o})
@@ -1340,6 +1370,14 @@ def run(argv: List[str]) -> str:
             raise UsageError('snap needs one DUMP (of tools/guest/'
                              'slab-dump.sh)')
         return write_json(snap_json(load_snapshot(o['pos'][0])))
+    if cmd == 'deltas':
+        _only(o, cmd)
+        if len(o['pos']) != 1:
+            raise UsageError('deltas needs one results DIR (with runs/)')
+        if not write_deltas(o['pos'][0]):
+            raise Error('no run dumps (%s) in %s/runs/<placement>/park<mode>/'
+                        % (BEFORE, o['pos'][0]))
+        return ''
     if cmd in ('diff', 'split'):
         _only(o, cmd, fmt=True, per_node=cmd == 'diff')
         if len(o['pos']) != 2:

@@ -637,6 +637,32 @@ class CompareTest(SlabstatCase):
         self.assertEqual(f['results.free_lat_p99_ns.groups.0.median'], 2000)
 
 
+class DeltasTest(SlabstatCase):
+    """deltas: the delta documents of guest-compare.sh's dumps"""
+
+    def test_write_deltas(self):
+        fx = self.fx
+        with tempfile.TemporaryDirectory() as t:
+            d = os.path.join(t, 'runs', 'cross', 'park1')
+            os.makedirs(d)
+            for src, dst in (('p1', '1.before.dump'), ('p3r', '1.after.dump'),
+                             ('u1', '2.before.dump'), ('u3', '2.after.dump')):
+                with open(fx.dumps[src]) as f, \
+                        open(os.path.join(d, dst), 'w') as g:
+                    g.write(f.read())
+            self.assertEqual(slabstat.write_deltas(t), 2)
+            with open(os.path.join(d, '1.json')) as f:
+                self.assertEqual(f.read(), slabstat.run(
+                    ['diff', '--json', fx.dumps['p1'], fx.dumps['p3r']]))
+            os.remove(os.path.join(d, '2.after.dump'))
+            with self.assertRaisesRegex(slabstat.Error,
+                                        r'2\.before\.dump has no '
+                                        r'\.after\.dump beside it'):
+                slabstat.write_deltas(t)
+            with self.assertRaisesRegex(slabstat.Error, 'no run dumps'):
+                slabstat.run(['deltas', os.path.join(t, 'runs')])
+
+
 class ErrorTest(SlabstatCase):
     @classmethod
     def setUpClass(cls):
