@@ -203,6 +203,8 @@ GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} tools/vm/run-guest.sh --kernel "$bdir" \
 	--out "$results/guest" -- tools/guest/guest-compare.sh \
 	"$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT" "$SWEEP" "$MODES"
 [ -d "$results/guest/files/runs" ] || sp_die "the guest returned no run data ($results/guest)"
+# the guest's dumps into the delta documents the report reads
+PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark slabstat deltas "$results/guest/files"
 
 export RUNS DURATION_MS PLACEMENTS LOCKSTAT MEASURE SWEEP
 tools/report/report-runs.sh "$results" "$results/guest/files" "TCG guest, $NODES nodes x $CPUS_PER_NODE vCPUs"

@@ -37,7 +37,7 @@ import threading
 import time
 import traceback
 
-from . import ktap
+from . import guest_out, ktap
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -518,7 +518,8 @@ def guest(label, kernel, suites, build, env=None, shape=None, stages=()):
     outcome to expect, tools/guest/guest-lib.sh); console and files in
     $SLABPARK_CACHE/runs/check-LABEL.  GUEST_APPEND: more kernel
     arguments.  SUITES and STAGES may be functions of the step's Context
-    (e.g. of ctx.results, what the steps before gave)."""
+    (e.g. of ctx.results, what the steps before gave).  Then the host's
+    checks of the files the suites returned (slabpark.guest_out)."""
     def run(ctx):
         want = suites(ctx) if callable(suites) else suites
         more = stages(ctx) if callable(stages) else stages
@@ -532,10 +533,14 @@ def guest(label, kernel, suites, build, env=None, shape=None, stages=()):
             argv += ['--shape', shape]
         if os.environ.get('GUEST_APPEND'):
             argv += ['--append', os.environ['GUEST_APPEND']]
-        argv += ['--out', os.path.join(os.environ['SLABPARK_CACHE'], 'runs',
-                                       'check-' + label),
-                 '--', 'tools/guest/guest-check.sh', kernel, *want]
-        return ctx.run(argv, env=env)
+        out = os.path.join(os.environ['SLABPARK_CACHE'], 'runs',
+                           'check-' + label)
+        argv += ['--out', out, '--', 'tools/guest/guest-check.sh', kernel,
+                 *want]
+        rc = ctx.run(argv, env=env)
+        if not guest_out.check(ctx, os.path.join(out, 'files'), kernel, want):
+            raise Fail('the files the guest returned failed their checks')
+        return rc
     return run
 
 
@@ -548,7 +553,7 @@ class Step:
         self.full, self.skip, self.what = full, skip, what
 
 
-SUITES = ('kselftest', 'slabstat-window', 'host-mode')
+SUITES = ('kselftest', 'slab-window', 'host-mode')
 
 
 def intree_suites(ctx):
