@@ -23,8 +23,7 @@
 #                 ("TCG guest, 2 nodes x 2 vCPUs"; "host, 2 nodes x 8 CPUs, ...")
 #
 # Environment: the knobs of the run as tools/run.sh resolved them: RUNS,
-# DURATION_MS, PLACEMENTS, LOCKSTAT, MEASURE, SWEEP; SLABSTAT, a slabstat binary
-# (default: tools/slabstat/slabstat, built here).
+# DURATION_MS, PLACEMENTS, LOCKSTAT, MEASURE, SWEEP.
 # The last line of report.txt is "results: DIR (the files written)".
 
 set -euo pipefail
@@ -40,18 +39,13 @@ runsdir=$data/runs
 : "${RUNS:?}" "${DURATION_MS:?}" "${PLACEMENTS:?}" "${LOCKSTAT:?}" "${MEASURE:?}" "${SWEEP=}"
 cd "$SLABPARK_TOP"
 
-slabstat=${SLABSTAT:-}
-if [ -z "$slabstat" ]; then
-	slabstat=tools/slabstat/slabstat
-	make -s -C tools/slabstat slabstat
-fi
-
 report=$results/report.txt
 : >"$report"
 out() { cat >>"$report"; }
 have_python=0
 command -v python3 >/dev/null 2>&1 && have_python=1
 slabpark() { PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark "$@"; }
+slabstat() { slabpark slabstat "$@"; }
 
 # the header, the configuration block and the placement tables; meta.txt
 # records the series and the commit that ran, and where: a TCG guest, or
@@ -115,11 +109,11 @@ for p in $groupdirs; do
 			echo "== placement: $p ($RUNS runs each of ${DURATION_MS} ms; $shape)"
 			[ "$labels_csv" = base ] &&
 				echo "   (this kernel has no parking switch: base numbers only)"
-			"$slabstat" compare --labels "$labels_csv" "${groups[@]}"
+			slabstat compare --labels "$labels_csv" "${groups[@]}"
 		} | out
 	fi
-	"$slabstat" compare --csv --labels "$labels_csv" "${groups[@]}" >"$results/$p.csv"
-	"$slabstat" compare --json --labels "$labels_csv" "${groups[@]}" >"$results/$p.json"
+	slabstat compare --csv --labels "$labels_csv" "${groups[@]}" >"$results/$p.csv"
+	slabstat compare --json --labels "$labels_csv" "${groups[@]}" >"$results/$p.json"
 done
 
 tools/report/summarize-runs.sh "$runsdir" "$results" | out
