@@ -383,7 +383,6 @@ CHECKPATCH_PATCH_IGNORE = ('MISSING_SIGN_OFF', 'UNKNOWN_COMMIT_ID')
 CHECKPATCH_SOURCES = (
     ('selftests/slub_park/slub_stress/*.c', ('MACRO_ARG_REUSE',)),
     ('mm/*.c', ('MACRO_ARG_REUSE',)),
-    ('tools/slabstat/*.c', ('MACRO_ARG_REUSE',)),
     ('selftests/slub_park/*.c', ('MACRO_ARG_REUSE', 'BRACES', 'SPACING',
                                  'ARCH_DEFINES')),
 )
@@ -585,8 +584,6 @@ STEPS = (
     Step('shellcheck', do_shellcheck, what='shellcheck -x of every script'),
     Step('python-lint', do_python_lint,
          what='py_compile, pyflakes3, flake8 of every Python file'),
-    Step('slabstat-host', cmd('make', '-s', '-C', 'tools/slabstat', 'check'),
-         what='slabstat on fixture trees'),
     Step('python', do_python,
          what="tools/slabpark's unit tests, make run's refusals"),
     Step('host-refusals', cmd('tools/check/test-run-host.sh'),

@@ -1,36 +1,31 @@
 # SPDX-License-Identifier: GPL-2.0
-"""slabstat's analysis in Python: snapshots, deltas, per-node split,
-derived rows, group comparison; text, CSV and JSON as tools/slabstat
-writes them.
+"""slabstat: snapshots, deltas, per-node split, derived rows and group
+comparison of SLUB's statistics, in text, CSV and JSON.
 
-Inputs: the plain dumps of tools/guest/slab-dump.sh (what the guest and
-HOST=1 write), and tools/slabstat's own JSON: snapshots ('slabstat snap')
-for diff, delta documents ('slabstat diff --json', the
-runs/<placement>/park<mode>/<round>.json of a results directory) for
-compare.  Every number and every line of output is meant to equal the C
-tool's on the same input (tools/slabpark/tests/test_slabstat.py checks
-that against the C binary while it exists).
+Inputs: the dumps of tools/guest/slab-dump.sh (what the guest and make
+run HOST=1 write; 'snap' turns one into a snapshot document), snapshot
+documents, for diff; delta documents ('diff --json', the
+runs/<placement>/park<mode>/<round>.json of a results directory, which
+'deltas' writes from guest-compare.sh's dumps) for compare.  The formats
+are those of the C tools/slabstat this replaced (its output matched byte
+for byte; Documentation/dev-tools/slabstat.rst).
 
-What the current consumers read of the outputs:
+What the consumers read of the outputs:
 
 - tools/slabpark/runs.py: delta document caches.<cache>.metrics.<m>.value
 - tools/report/summarize-measure.sh, summarize-lockstat.sh: the first
   "delta" line after "<metric>": { in a delta document (awk on the
-  pretty-printed layout, which write_json reproduces byte for byte)
+  pretty-printed layout of write_json)
 - tools/report/plot-runs.sh, summarize-sweep.sh: the compare CSV, its
   header (metric, <label>..., kind, cache, <label>_runs/_min/_max,
   <label>_delta/_change_pct) and the rows park_slab, free_add_partial,
   alloc_slab, free_slab, free_slowpath_ratio, page_churn, park_ratio,
   ops_per_sec
-- tools/slabstat/tests/guest-window.sh: the window CSV, fields 6 (delta),
-  8 and 9 (node0, node1) of <cache>,counter,free_slowpath and the
-  ,idle,idle_pct, row
-- tools/report/report-runs.sh: the compare text (report.txt), and writes
-  the compare CSV/JSON next to it
+- tools/slabpark/guest_out.py: compute()'s per-node split of a window
+- tools/report/report-runs.sh: writes the compare CSV/JSON
 
-CLI: python3 -m slabpark.slabstat {snap,diff,split,window,compare} (main);
-'python3 -m slabpark slabstat ...' once slabpark/__main__.py hands its
-arguments to main() (left to whoever owns __main__.py now).
+CLI: python3 -m slabpark slabstat {snap,diff,split,window,deltas,compare}
+(main).
 """
 
 import glob
