@@ -732,7 +732,7 @@ class ErrorTest(SlabstatCase):
         self.err(u, "unknown option '--bogus'", 'diff', '--bogus', 'a', 'b')
         self.err(u, 'window needs -t SECONDS', 'window', CACHE)
         self.err(u, '-t needs seconds', 'window', '-t', 'abc', CACHE)
-        self.err(u, 'diff needs two snapshots', 'diff', self.d('p1'))
+        self.err(u, 'diff needs two dumps', 'diff', self.d('p1'))
         self.err(u, 'exclude each other', 'diff', '--csv', '--json',
                  self.d('p1'), self.d('p3'))
         self.err(u, 'names more groups', 'compare', '--labels', 'a,b,c',
@@ -748,17 +748,16 @@ class ErrorTest(SlabstatCase):
         write(snap, self.sl('snap', self.d('p1')), 0o644)
         self.err(e, 'not a delta document.*this is a snapshot', 'compare',
                  snap, '--', off1)
-        self.err(e, 'not a slabstat snapshot.*delta document', 'diff', off1,
-                 self.d('p3'))
+        self.err(e, 'not a slab dump', 'diff', off1, self.d('p3'))
         broken = self.fx.p('broken.json')
-        write(broken, '{"slabstat": "snapshot", "caches": {\n', 0o644)
-        self.err(e, 'not valid JSON', 'diff', broken, self.d('p3'))
+        write(broken, '{"slabstat": "delta", "caches": {\n', 0o644)
+        self.err(e, 'not valid JSON', 'compare', broken)
         junk = self.fx.p('junk.dump')
         write(junk, '@slab-dump 1\nnfs_page_test free_slowpath\n', 0o644)
         self.err(e, r"junk.dump:2: not a 'CACHE ATTR MODE VALUE' line",
                  'diff', junk, self.d('p3'))
         write(junk, 'hello\n', 0o644)
-        self.err(e, 'neither a slab dump', 'diff', junk, self.d('p3'))
+        self.err(e, 'not a slab dump', 'diff', junk, self.d('p3'))
         self.err(e, 'cannot read .*nonexistent', 'diff',
                  self.fx.p('nonexistent'), self.d('p3'))
 
@@ -767,7 +766,7 @@ class ErrorTest(SlabstatCase):
         for argv, rc, regex in (
                 (['diff', self.d('p1'), self.d('p3')], 0, '^'),
                 (['diff', self.fx.deltas['off1'], self.d('p3')], 1,
-                 r'^slabstat: .*not a slabstat snapshot'),
+                 r'^slabstat: .*not a slab dump'),
                 (['frob'], 2, r"^slabstat: unknown command 'frob'\n\nusage:")):
             r = subprocess.run([sys.executable, '-m', 'slabpark.slabstat'] +
                                argv, env=env, stdout=subprocess.PIPE,
