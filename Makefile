@@ -26,17 +26,16 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 # Knobs of 'make run' / 'make check', passed through the environment.
 export KSRC PATCHES RUNS DURATION_MS PLACEMENTS NODES CPUS_PER_NODE LOCKSTAT NO_SHEAVES \
 	KVM SLABPARK_CACHE GUEST_TIMEOUT DURATION RESULTS_DIR CHECK_DEBUG DEBUG SWEEP MEASURE \
-	HOST HOST_MODULE HOST_BASE_ONLY SLABSTAT KDIR ALLOC_NODE FREE_NODE \
+	HOST HOST_MODULE HOST_BASE_ONLY KDIR ALLOC_NODE FREE_NODE \
 	BASE BOOTS WORKLOAD TASKS MIN_PARTIAL MODES FLUSH
 
-.PHONY: all modules clean run check check-full soak kernel slabstat help device-kit
+.PHONY: all modules clean run check check-full soak kernel help device-kit
 
 all modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
-	$(MAKE) -C tools/slabstat clean
 
 run:
 	@tools/run.sh
@@ -55,9 +54,6 @@ device-kit:
 
 kernel:
 	@tools/kernel/build-kernel.sh
-
-slabstat:
-	$(MAKE) -C tools/slabstat
 
 help:
 	@sed -n 's/^#   //p; s/^#                 /                /p' Makefile

@@ -6,11 +6,15 @@
 # prerequisites, builds the module for the running kernel (KDIR), runs
 # tools/guest/guest-compare.sh here, and writes the report of make run
 # (python3 -m slabpark report) to results/<date>-<time>/, the raw data and logs
-# to its host/ directory.
+# to its host/ directory.  The report needs python3; without it (make
+# check's busybox guest) the runs stay in host/ for --report elsewhere.
 #
-# Usage: HOST=1 tools/run.sh [--check-only]     (make run HOST=1; run.sh
-#                                               resolves the knobs and calls this)
-#   --check-only   check the prerequisites, say so, and stop
+# Usage: HOST=1 tools/run.sh [--check-only | --report RESULTS]
+#                     (make run HOST=1; run.sh resolves the knobs and calls this)
+#   --check-only      check the prerequisites, say so, and stop
+#   --report RESULTS  only the report of the runs in RESULTS/host (a results
+#                     directory of make run HOST=1 made without python3), with
+#                     the knobs they ran with (RESULTS/host/knobs)
 #
 # The prerequisites, checked in this order before anything is built or
 # loaded; the first that fails prints one line "slabpark: error: ..." on
@@ -33,12 +37,10 @@
 #   KDIR=DIR            build tree of the running kernel
 #                       (default /lib/modules/$(uname -r)/build)
 #   HOST_MODULE=KO      a slub_stress.ko built for the running kernel,
-#                       instead of building one (make check's guest test)
+#                       instead of building one into RESULTS/host/module-build/
+#                       (make check's guest test)
 #   HOST_BASE_ONLY=1    accept a kernel without the park switch: base
 #                       numbers only
-#   SLABSTAT=PATH       a slabstat binary (default: built into
-#                       RESULTS/host/slabstat-build/; the module into
-#                       RESULTS/host/module-build/, not the checkout)
 #   ALLOC_NODE=N FREE_NODE=N  the nodes of the allocators and the remote
 #                       freers (default: two nodes with CPUs and normal
 #                       memory, the farthest pair from the first by distance)
@@ -56,14 +58,34 @@ cd "$SLABPARK_TOP"
 MOD=slub_stress
 
 usage() {
-	echo "usage: HOST=1 $SLABPARK_TOP/tools/run.sh [--check-only]   (make run HOST=1)" >&2
+	echo "usage: HOST=1 $SLABPARK_TOP/tools/run.sh [--check-only] | --report RESULTS   (make run HOST=1)" >&2
 	exit 2
+}
+
+# report RESULTS: the report of the runs in RESULTS/host with the knobs
+# and the shape they ran with (RESULTS/host/knobs): the delta documents of
+# the dumps, report.txt and the tables, summary.txt printed
+report() {
+	local k v shape=
+	while IFS='=' read -r k v; do
+		case $k in
+		RUNS|DURATION_MS|PLACEMENTS|LOCKSTAT|MEASURE|SWEEP) export "$k=$v" ;;
+		SHAPE) shape=$v ;;
+		esac
+	done <"$1/host/knobs"
+	sp_report "$1" "host, $shape"
 }
 
 check_only=0
 case "$#:${1:-}" in
 0:) ;;
 1:--check-only) check_only=1 ;;
+2:--report)
+	[ -f "$2/host/knobs" ] || sp_die "--report $2: no $2/host/knobs (not a results directory of make run HOST=1)"
+	sp_need_cmds python3
+	report "$2"
+	exit 0
+	;;
 *) usage ;;
 esac
 # the knobs, as tools/run.sh resolved and checked them
@@ -119,8 +141,8 @@ check_prerequisites() {
 		sp_die "LOCKSTAT=1: kernel $kver has no /proc/lock_stat (build it with CONFIG_LOCK_STAT=y)"
 	fi
 	cmds=(insmod rmmod awk sed sort tr)
-	# make and a compiler for the module or slabstat, unless both are given
-	[ -n "$module" ] && [ -n "${SLABSTAT:-}" ] || cmds+=(make gcc)
+	# make and a compiler for the module, unless it is given
+	[ -n "$module" ] || cmds+=(make gcc)
 	sp_need_cmds "${cmds[@]}"
 	if [ -n "$module" ]; then
 		[ -f "$module" ] || sp_die "HOST_MODULE=$module: no such file"
@@ -177,14 +199,6 @@ if [ -z "$module" ]; then
 	module=$data/module-build/mm/$MOD.ko
 fi
 module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
-if [ -z "${SLABSTAT:-}" ]; then
-	# objects and binary in the results, not in tools/slabstat
-	sp_run_logged "$data/slabstat-build.log" "building slabstat" \
-		make -C tools/slabstat BUILD="$data/slabstat-build/" all
-	SLABSTAT=$data/slabstat-build/slabstat
-fi
-SLABSTAT=$(cd "$(dirname "$SLABSTAT")" && pwd)/$(basename "$SLABSTAT")
-export SLABSTAT
 
 # From here on the module may be loaded: whatever ends this script, the
 # comparison's process group is ended and the module removed.
@@ -217,6 +231,8 @@ trap 'exit 129' HUP
 # host name in the report
 shape="$(online_nodes) nodes x $TOPO_THREADS CPUs, $TOPO_PAIR, kernel $kver"
 sp_stage "comparing on this host ($shape): RUNS=$RUNS DURATION_MS=$DURATION_MS PLACEMENTS=\"$PLACEMENTS\" (log: $data/compare.log)"
+printf '%s\n' "RUNS=$RUNS" "DURATION_MS=$DURATION_MS" "PLACEMENTS=$PLACEMENTS" "LOCKSTAT=$LOCKSTAT" \
+	"MEASURE=$MEASURE" "SWEEP=$SWEEP" "SHAPE=$shape" >"$data/knobs"
 # In a process group of its own (set -m), so that the trap can end all of
 # it: a run in progress has a child blocked in the module's 'wait' file.
 set -m
@@ -233,11 +249,11 @@ compare_pid=
 [ "$crc" = 0 ] || sp_die "the comparison failed with status $crc (log: $data/compare.log)"
 [ -d "$data/runs" ] || sp_die "the comparison left no run data in $data"
 
-if command -v python3 >/dev/null 2>&1; then
-	sp_report "$results" "host, $shape"
-else
-	echo "(no python3 here: no report; python3 -m slabpark report $results makes it)"
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "slabpark: no python3 here: the runs are in $data; for the report run 'HOST=1 tools/run.sh --report $results' where python3 is"
+	exit 0
 fi
+report "$results"
 # results owned by who ran sudo, not root
 if [ -n "${SUDO_UID:-}" ] && [ -n "${SUDO_GID:-}" ]; then
 	chown -R "$SUDO_UID:$SUDO_GID" "$results" 2>/dev/null || true

@@ -17,15 +17,20 @@
 #                    nothing; make run HOST=1 --check-only chooses nodes
 #                    0 -> 2 (the other socket) and refuses FREE_NODE=3 in one
 #                    line (base kernel: with HOST_BASE_ONLY=1)
-#   slabstat-window  tools/guest-window.sh: slabstat per-node split on a cross run
+#   slab-window      tools/guest/slab-dump.sh before and after a 3 s window
+#                    inside a cross run, into out/slab-window/ (the host
+#                    checks the per-node split: slabpark.guest_out)
 #   race-widen       tools/guest/guest-race-widen.sh (widen kernel only)
 #   host-mode        make run HOST=1 as a tester runs it (tools/run.sh ->
 #                    tools/run-host.sh, under the staged bash), with the
 #                    staged module.  Patched kernel: prerequisites pass, a
 #                    loaded module is refused and left alone, SIGTERM mid-run
-#                    removes the module, a short run writes the report with
+#                    removes the module, a short run leaves the runs of
 #                    park=0/1/2.  Base kernel: refused as unpatched in one
-#                    line; with HOST_BASE_ONLY=1 the report of the base runs
+#                    line; with HOST_BASE_ONLY=1 the base runs.  Without
+#                    python3 the runs stay in out/host-mode/results/host/
+#                    and the host makes and checks their report
+#                    (slabpark.guest_out)
 #   kunit            slub_kunit (staged as kunit/slub_kunit.ko): every case
 #                    passes, the 12 slab parking cases (kunit_park_expect in
 #                    guest-lib.sh) and the slow kmalloc_nolock() kprobe case
@@ -82,12 +87,37 @@ suite_kselftest() {
 	return "$sk_rc"
 }
 
-# make run HOST=1 (HOST=1 tools/run.sh, bash) with the staged module and
-# slabstat instead of building them; HM_ENV: more NAME=VALUE settings
+# make run HOST=1 (HOST=1 tools/run.sh, bash) with the staged module
+# instead of building one; HM_ENV: more NAME=VALUE settings
 # shellcheck disable=SC2317 # called from check_host_mode
 host_run() {
 	# shellcheck disable=SC2086 # HM_ENV is a list of words
-	env HOST=1 HOST_MODULE="$KO" SLABSTAT="$S/bin/slabstat" $HM_ENV bash "$S/tools/run.sh" "$@"
+	env HOST=1 HOST_MODULE="$KO" $HM_ENV bash "$S/tools/run.sh" "$@"
+}
+
+# expect_runs RESULTS PLACEMENT MODE...: a HOST=1 run's exit status was
+# 0 ($hrc), it removed the module, said the report needs python3, and
+# left round 1 of each mode of PLACEMENT (dumps and results) in
+# RESULTS/host; false otherwise, saying why
+# shellcheck disable=SC2317 # called from check_host_mode*
+expect_runs() {
+	er_r=$1 er_p=$2
+	shift 2
+	er_ok=0
+	[ "$hrc" = 0 ] || { sed 's/^/#   /' "$hm/run.txt" | tail -n 30; er_ok=1; }
+	mod_loaded && { say "FAIL: $MOD loaded after the run"; rmmod "$MOD" 2>/dev/null; er_ok=1; }
+	grep -q '^slabpark: no python3 here: .*--report' "$hm/run.txt" ||
+		{ say "FAIL: make run HOST=1 did not say that the report needs python3"; er_ok=1; }
+	for er_f in host/compare.log host/knobs; do
+		[ -s "$er_r/$er_f" ] || { say "FAIL: no $er_r/$er_f"; er_ok=1; }
+	done
+	for er_m in "$@"; do
+		for er_f in 1.before.dump 1.after.dump 1.results; do
+			er_f=$er_r/host/runs/$er_p/park$er_m/$er_f
+			[ -s "$er_f" ] || { say "FAIL: no $er_f"; er_ok=1; }
+		done
+	done
+	return "$er_ok"
 }
 
 # leftover_procs: the processes of a HOST=1 comparison still running (the
@@ -151,7 +181,7 @@ check_host_mode() {
 
 	# SIGTERM during a run: the trap ends the comparison, removes the module
 	# (not through host_run: the signal must reach bash, not a subshell)
-	env HOST=1 HOST_MODULE="$KO" SLABSTAT="$S/bin/slabstat" RUNS=1 DURATION_MS=8000 \
+	env HOST=1 HOST_MODULE="$KO" RUNS=1 DURATION_MS=8000 \
 		PLACEMENTS=cross RESULTS_DIR="$hm/interrupted" bash "$S/tools/run.sh" >"$hm/interrupted.txt" 2>&1 &
 	pid=$!
 	i=0
@@ -201,35 +231,17 @@ check_host_mode() {
 	left=$(leftover_procs)
 	[ -z "$left" ] || { say "FAIL: processes left after SIGTERM: $left"; ok=1; }
 
-	# a short run: the report with the three modes
+	# a short run: the runs of the three modes (the host makes and
+	# checks their report: slabpark.guest_out's HOST_MODE_REPORT)
 	HM_ENV="RUNS=1 DURATION_MS=1000 RESULTS_DIR=$hm/results"
 	export PLACEMENTS="cross local"
 	t0=$(date +%s)
 	host_run >"$hm/run.txt" 2>&1
 	hrc=$?
 	unset PLACEMENTS
-	r=$hm/results
 	say "make run HOST=1 RUNS=1 DURATION_MS=1000 PLACEMENTS=\"cross local\": exit status $hrc in $(($(date +%s) - t0)) s"
-	[ "$hrc" = 0 ] || { sed 's/^/#   /' "$hm/run.txt" | tail -n 30; ok=1; }
-	mod_loaded && { say "FAIL: $MOD loaded after the run"; rmmod "$MOD" 2>/dev/null; ok=1; }
-	for f in report.txt cross.csv cross.json local.csv local.json summary.csv host/compare.log \
-		host/runs/cross/park0/1.json host/runs/cross/park1/1.json host/runs/cross/park2/1.json; do
-		[ -s "$r/$f" ] || { say "FAIL: no $r/$f"; ok=1; }
-	done
-	[ "$(head -n 1 "$r/cross.csv" 2>/dev/null | cut -d, -f1-4)" = "metric,off,on,always" ] ||
-		{ say "FAIL: cross.csv: not the groups off,on,always: $(head -n 1 "$r/cross.csv" 2>/dev/null)"; ok=1; }
-	for want in '^== noise floor (2 nodes x 2 CPUs, ' \
-		'^== placement: cross (1 runs each of 1000 ms; 2 nodes x 2 CPUs, ' \
-		'^group off: 1 run,' '^group on: 1 run,' '^group always: 1 run,' \
-		'^PARK_SLAB / FREE_ADD_PARTIAL ' '^cross/local ratio ' '^results: '; do
-		grep -q "$want" "$r/report.txt" 2>/dev/null || { say "FAIL: report.txt has no line /$want/"; ok=1; }
-	done
-	for m in 0 1 2; do
-		grep -q "^cross,$m,1," "$r/summary.csv" 2>/dev/null ||
-			{ say "FAIL: summary.csv has no run of cross with park=$m"; ok=1; }
-	done
-	sed -n '/^== noise floor/,/^$/p; /^== placements at equal/,/^cross\/local/p' "$r/report.txt" 2>/dev/null |
-		sed 's/^/#   /'
+	expect_runs "$hm/results" cross 0 1 2 || ok=1
+	expect_runs "$hm/results" local 0 1 2 || ok=1
 	return "$ok"
 }
 
@@ -250,18 +262,8 @@ check_host_mode_base() {
 	HM_ENV="HOST_BASE_ONLY=1 RUNS=1 DURATION_MS=1000 PLACEMENTS=cross RESULTS_DIR=$hm/results"
 	host_run >"$hm/run.txt" 2>&1
 	hrc=$?
-	r=$hm/results
 	say "make run HOST=1 HOST_BASE_ONLY=1 RUNS=1 DURATION_MS=1000 PLACEMENTS=cross: exit status $hrc"
-	[ "$hrc" = 0 ] || { sed 's/^/#   /' "$hm/run.txt" | tail -n 30; ok=1; }
-	mod_loaded && { say "FAIL: $MOD loaded after the run"; rmmod "$MOD" 2>/dev/null; ok=1; }
-	for f in report.txt cross.csv cross.json summary.csv host/runs/cross/parkbase/1.json; do
-		[ -s "$r/$f" ] || { say "FAIL: no $r/$f"; ok=1; }
-	done
-	for want in '^   (this kernel has no parking switch: base numbers only)' '^group base: 1 run,'; do
-		grep -q "$want" "$r/report.txt" 2>/dev/null || { say "FAIL: report.txt has no line /$want/"; ok=1; }
-	done
-	grep -q '^cross,base,1,' "$r/summary.csv" 2>/dev/null ||
-		{ say "FAIL: summary.csv has no base run of cross"; ok=1; }
+	expect_runs "$hm/results" cross base || ok=1
 	return "$ok"
 }
 
@@ -300,6 +302,34 @@ check_topology() {
 	expect_refusal free3 "with FREE_NODE=3 (memory-only)" \
 		'^slabpark: error: FREE_NODE=3: node 3 has no online CPUs' || ok=1
 	mod_loaded && { say "FAIL: $MOD loaded after the checks"; rmmod "$MOD" 2>/dev/null; ok=1; }
+	return "$ok"
+}
+
+# slab-window: a cross run of 7 s (allocators on node 0, freers on node
+# 1), the cache dumped 1 s and 4 s into it, into out/slab-window/
+# before.dump and after.dump; the run must end in state done
+# shellcheck disable=SC2317 # called through run_suite
+check_slab_window() {
+	w=$OUT/slab-window
+	mkdir -p "$w"
+	mod_loaded && { say "FAIL: $MOD is loaded before the suite"; return 1; }
+	insmod "$KO" cache_name="$CACHE" || { say "FAIL: insmod $KO cache_name=$CACHE"; return 1; }
+	ok=0
+	if echo cross >"$DBG/placement" && echo 7000 >"$DBG/duration_ms" && echo 1 >"$DBG/run"; then
+		sleep 1
+		sh "$S/tools/guest/slab-dump.sh" "$CACHE" >"$w/before.dump" ||
+			{ say "FAIL: slab-dump.sh $CACHE (before) exited with $?"; ok=1; }
+		sleep 3
+		sh "$S/tools/guest/slab-dump.sh" "$CACHE" >"$w/after.dump" ||
+			{ say "FAIL: slab-dump.sh $CACHE (after) exited with $?"; ok=1; }
+		state=$(cat "$DBG/wait")
+		[ "$state" = "state: done" ] || { say "FAIL: the cross run ended in '$state'"; ok=1; }
+	else
+		say "FAIL: could not start a cross run"
+		ok=1
+	fi
+	rmmod "$MOD"
+	[ "$ok" = 1 ] || say "cross run with a 3 s window dumped: $(grep -c . "$w/after.dump") lines"
 	return "$ok"
 }
 
@@ -350,7 +380,7 @@ patched|base|rt|uma) ;;
 esac
 for suite in "$@"; do
 	case "$suite" in
-	kselftest|kselftest-intree|topology|kunit|host-mode|race-widen|slabstat-window) ;;
+	kselftest|kselftest-intree|topology|kunit|host-mode|race-widen|slab-window) ;;
 	*) echo "check.sh: unknown suite '$suite'" >&2; exit 2 ;;
 	esac
 done
@@ -380,8 +410,8 @@ for suite in "$@"; do
 	race-widen)
 		run_suite race-widen sh "$S/tools/guest/guest-race-widen.sh"
 		;;
-	slabstat-window)
-		run_suite slabstat-window sh "$S/tools/guest-window.sh"
+	slab-window)
+		run_suite slab-window check_slab_window
 		;;
 	esac
 done

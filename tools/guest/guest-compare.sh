@@ -10,7 +10,6 @@
 #   SLABPARK_DIR   where tools/report/lockstat-report.sh is (default /slabpark)
 #   SLABPARK_KO    the module (default $SLABPARK_DIR/mm/slub_stress.ko)
 #   SLABPARK_OUT   where runs/ and lockstat/ go (default $SLABPARK_DIR/out)
-#   SLABSTAT       the slabstat binary (default: slabstat from PATH)
 #   ALLOC_NODE, FREE_NODE  the allocators' and the remote freers' nodes
 #                  (default: two nodes with CPUs and normal memory, the
 #                  free node the farthest by the distance table; see
@@ -27,8 +26,11 @@
 # rest_partial (slabs and partial slabs 1 s after the run, past the unpark
 # delay, no shrink) and slab_churn (alloc_slab + free_slab, up to then;
 # empty without CONFIG_SLUB_STATS).  Every
-# run leaves a slabstat delta document in
-#   $SLABPARK_OUT/runs/<placement>/park<mode>/<round>.json
+# run leaves the dumps of the cache (tools/guest/slab-dump.sh) before it
+# and after it, the module's results in the latter, in
+#   $SLABPARK_OUT/runs/<placement>/park<mode>/<round>.before.dump, .after.dump
+# which the host turns into <round>.json, the delta documents the reports
+# read (slabpark.slabstat.write_deltas, when python3 -m slabpark report runs)
 # and, with LOCKSTAT=1, the &n->list_lock class of /proc/lock_stat in
 #   $SLABPARK_OUT/lockstat/<placement>-park<mode>-<round>.txt
 # The mode is switched through the series' debugfs file
@@ -45,7 +47,6 @@ set -eu
 # S KO OUT CACHE SLAB DBG PARKDIR zero_stats topo_*
 # shellcheck source=tools/guest/guest-lib.sh
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
-SLABSTAT=${SLABSTAT:-slabstat}
 
 case $# in 4 | 5 | 6 | 7) ;; *) echo "usage: compare.sh RUNS DURATION_MS PLACEMENTS LOCKSTAT [SWEEP [MODES [MODARGS]]]" >&2; exit 2 ;; esac
 runs=$1 dur=$2 placements=$3 lockstat=$4 sweep=${5:-} only_modes=${6:-} modargs=${7:-}
@@ -61,11 +62,9 @@ topo_write "$OUT/topology"
 echo "# topology: allocators on node $TOPO_ALLOC (CPUs $(topo_join "$TOPO_ALLOC_CPUS"))${TOPO_FREE:+, remote freers on node $TOPO_FREE (CPUs $(topo_join "$TOPO_FREE_CPUS")), distance $(topo_dist "$TOPO_ALLOC" "$TOPO_FREE")}; threads: cross $TOPO_THREADS, local and balanced $TOPO_HALF a side; local: $TOPO_LOCAL ($OUT/topology)"
 [ -z "$TOPO_WARN" ] || echo "$TOPO_WARN" | tr ';' '\n' | sed 's/^ *//; s/^/# warning: topology: /'
 
-# the snapshots before and after each run
-snaps=$(mktemp -d)
 # shellcheck disable=SC2086 # modargs are words
 insmod "$KO" cache_name=$CACHE duration_ms="$dur" $modargs
-trap 'rmmod slub_stress 2>/dev/null; rm -rf "$snaps"' EXIT
+trap 'rmmod slub_stress 2>/dev/null' EXIT
 # set_nodes: the chosen nodes into the module's controls (after each insmod)
 set_nodes() {
 	echo "$TOPO_ALLOC" >"$DBG/alloc_node"
@@ -116,7 +115,8 @@ run_placements() {
 				zero_stats
 				[ "$lockstat" = 1 ] && sh "$S/tools/report/lockstat-report.sh" clear
 				mkdir -p "$OUT/runs/$p$sfx/park$m" "$OUT/lockstat"
-				"$SLABSTAT" snap "$CACHE" >"$snaps/before.json"
+				run=$OUT/runs/$p$sfx/park$m/$r
+				sh "$S/tools/guest/slab-dump.sh" "$CACHE" >"$run.before.dump"
 				echo 1 >"$DBG/run"
 				# footprint: the most slabs seen during the run (every 0.1 s)
 				peak=0
@@ -128,9 +128,7 @@ run_placements() {
 				cat "$DBG/wait" >/dev/null
 				# let the unpark work settle what the last frees parked
 				sleep 1
-				"$SLABSTAT" snap --results "$DBG/results" "$CACHE" >"$snaps/after.json"
-				"$SLABSTAT" diff --json "$snaps/before.json" "$snaps/after.json" \
-					>"$OUT/runs/$p$sfx/park$m/$r.json"
+				sh "$S/tools/guest/slab-dump.sh" -r "$DBG/results" "$CACHE" >"$run.after.dump"
 				read -r rest _ <"$SLAB/slabs"
 				read -r rest_partial _ <"$SLAB/partial"
 				churn=
@@ -146,7 +144,7 @@ run_placements() {
 					echo "rest_slabs: $rest"
 					echo "rest_partial: $rest_partial"
 					echo "slab_churn: $churn"
-				} >"$OUT/runs/$p$sfx/park$m/$r.results"
+				} >"$run.results"
 				if [ "$lockstat" = 1 ]; then
 					sh "$S/tools/report/lockstat-report.sh" report "$p$sfx park=$m round $r" \
 						>"$OUT/lockstat/$p$sfx-park$m-$r.txt"

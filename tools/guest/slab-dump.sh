@@ -32,7 +32,7 @@
 #   CACHE debugfs/parked ...   $SYSFS/kernel/debug/slab/CACHE/, where they exist
 #   @unreadable CACHE ATTR     a file this user may not read (not root: the
 #                              stat files are 0400/0600); the host refuses
-#                              a dump with one, as slabstat refused to run
+#                              a dump with one
 #   @node N CPULIST            each node directory of $SYSFS/devices/system/node;
 #   @nonuma                    instead, where that directory is missing
 #   @kernel RELEASE            $PROC/sys/kernel/osrelease, else uname -r

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # perf-lock.sh: lock contention over a window of SECONDS, measured with
-# the least perturbing method available, optionally next to a
-# 'slabstat window' of the same SECONDS for the given caches.
+# the least perturbing method available, optionally with the counters of
+# the given caches over the same window (tools/guest/slab-dump.sh just
+# before and just after it, 'python3 -m slabpark slabstat split' of the two).
 #
 #   tools/report/perf-lock.sh [-t SECONDS] [-E ENTRIES] [--record] [--out DIR] [CACHE...]
 #
@@ -16,13 +17,12 @@
 #    from ~45 to ~25 GB/s during 'perf lock record', and the counters
 #    changed with it.  The script says which mode it used.
 #
-# Environment: PERF (perf binary), SLABSTAT (slabstat binary).
+# Environment: PERF (perf binary).
 # Exit status: 0 ok, 1 error, 2 usage.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PERF=${PERF:-perf}
-SLABSTAT=${SLABSTAT:-}
 seconds=10
 entries=5
 force_record=0
@@ -35,7 +35,9 @@ usage: $0 [-t SECONDS] [-E ENTRIES] [--record] [--out DIR] [CACHE...]
   -E ENTRIES   lock entries to show (default 5)
   --record     use 'perf lock record' even when BPF works (perturbs!)
   --out DIR    keep perf output (and perf.data in record mode) in DIR
-  CACHE...     also run 'slabstat window -t SECONDS CACHE...' in parallel
+  CACHE...     also the counters of these caches over the window: their
+               dumps before and after it (slab-before.dump, slab-after.dump
+               in DIR) and 'slabstat split' of the two (needs python3)
 USAGE
 }
 
@@ -100,23 +102,13 @@ if ! command -v "$PERF" >/dev/null 2>&1; then
 	die "'$PERF' not found; install perf (Debian package linux-perf: apt-get install linux-perf)"
 fi
 
-if [ ${#caches[@]} -gt 0 ]; then
-	if [ -z "$SLABSTAT" ]; then
-		if [ -x "$HERE/../slabstat/slabstat" ]; then
-			SLABSTAT=$HERE/../slabstat/slabstat
-		elif command -v slabstat >/dev/null 2>&1; then
-			SLABSTAT=slabstat
-		else
-			die "slabstat not built (make -C tools/slabstat) and not in PATH; set SLABSTAT"
-		fi
-	fi
+if [ ${#caches[@]} -gt 0 ] && ! command -v python3 >/dev/null 2>&1; then
+	die "the counters of ${caches[*]} need python3 (python3 -m slabpark slabstat split)"
 fi
-
-# fail now, not after the window, on a wrong cache name or a kernel
-# without statistics
-if [ ${#caches[@]} -gt 0 ] && ! "$SLABSTAT" snap "${caches[@]}" >/dev/null; then
-	die "slabstat cannot sample ${caches[*]} (see above)"
-fi
+# slab_dump FILE: the caches' dump (tools/guest/slab-dump.sh) into FILE
+slab_dump() {
+	sh "$HERE/../guest/slab-dump.sh" "${caches[@]}" >"$1"
+}
 
 if [ -n "$outdir" ]; then
 	mkdir -p "$outdir"
@@ -124,6 +116,11 @@ if [ -n "$outdir" ]; then
 else
 	work=$(mktemp -d)
 	trap 'rm -rf "$work"' EXIT
+fi
+
+# a wrong cache name or a kernel without statistics: an error before perf
+if [ ${#caches[@]} -gt 0 ] && ! slab_dump /dev/null; then
+	die "cannot dump ${caches[*]} (see above)"
 fi
 
 mode=bpf
@@ -146,10 +143,9 @@ else
 	echo "perf-lock:          counter mix change during 'perf lock record'); treat its wait times as inflated"
 fi
 
-slab_pid=
-if [ ${#caches[@]} -gt 0 ]; then
-	"$SLABSTAT" window -t "$seconds" "${caches[@]}" >"$work/slabstat.txt" 2>&1 &
-	slab_pid=$!
+# the dump before, just before the window
+if [ ${#caches[@]} -gt 0 ] && ! slab_dump "$work/slab-before.dump"; then
+	die "cannot dump ${caches[*]} (see above)"
 fi
 
 rc=0
@@ -169,14 +165,16 @@ echo "perf lock ($mode mode):"
 sed 's/^/  /' "$work/perf-lock.txt"
 [ "$rc" -eq 0 ] || echo "perf-lock: error: perf exited with status $rc" >&2
 
-if [ -n "$slab_pid" ]; then
+if [ ${#caches[@]} -gt 0 ]; then
 	slab_rc=0
-	wait "$slab_pid" || slab_rc=$?
+	{ slab_dump "$work/slab-after.dump" &&
+		PYTHONPATH=$HERE/.. python3 -m slabpark slabstat split \
+			"$work/slab-before.dump" "$work/slab-after.dump"; } >"$work/slabstat.txt" 2>&1 || slab_rc=$?
 	echo
-	echo "slabstat window -t $seconds ${caches[*]} (same window):"
+	echo "slabstat split of ${caches[*]} (the same window):"
 	sed 's/^/  /' "$work/slabstat.txt"
 	if [ "$slab_rc" -ne 0 ]; then
-		echo "perf-lock: error: slabstat exited with status $slab_rc" >&2
+		echo "perf-lock: error: the counters of ${caches[*]} failed with status $slab_rc" >&2
 		rc=1
 	fi
 fi

@@ -19,7 +19,7 @@ experiment: what make run BASE=1 / WORKLOAD= / MIN_PARTIAL=1 / FLUSH=1
   do, from the environment tools/run.sh has checked (slabpark.experiment).
 check [STEP...] [--full] [--list]: make check (slabpark.check).
 test: the package's unit tests as KTAP (make check's step python).
-slabstat {snap,diff,split,window,compare} ...: slabstat's analysis of
+slabstat {snap,diff,split,window,compare,deltas} ...: slabstat's analysis of
   tools/guest/slab-dump.sh's dumps (slabpark.slabstat).
 Exit status: 0 ok, 1 no data or bad data, 2 usage.
 """

@@ -37,7 +37,7 @@ import threading
 import time
 import traceback
 
-from . import ktap
+from . import guest_out, ktap
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -383,7 +383,6 @@ CHECKPATCH_PATCH_IGNORE = ('MISSING_SIGN_OFF', 'UNKNOWN_COMMIT_ID')
 CHECKPATCH_SOURCES = (
     ('selftests/slub_park/slub_stress/*.c', ('MACRO_ARG_REUSE',)),
     ('mm/*.c', ('MACRO_ARG_REUSE',)),
-    ('tools/slabstat/*.c', ('MACRO_ARG_REUSE',)),
     ('selftests/slub_park/*.c', ('MACRO_ARG_REUSE', 'BRACES', 'SPACING',
                                  'ARCH_DEFINES')),
 )
@@ -517,7 +516,8 @@ def guest(label, kernel, suites, build, env=None, shape=None, stages=()):
     outcome to expect, tools/guest/guest-lib.sh); console and files in
     $SLABPARK_CACHE/runs/check-LABEL.  GUEST_APPEND: more kernel
     arguments.  SUITES and STAGES may be functions of the step's Context
-    (e.g. of ctx.results, what the steps before gave)."""
+    (e.g. of ctx.results, what the steps before gave).  Then the host's
+    checks of the files the suites returned (slabpark.guest_out)."""
     def run(ctx):
         want = suites(ctx) if callable(suites) else suites
         more = stages(ctx) if callable(stages) else stages
@@ -531,10 +531,14 @@ def guest(label, kernel, suites, build, env=None, shape=None, stages=()):
             argv += ['--shape', shape]
         if os.environ.get('GUEST_APPEND'):
             argv += ['--append', os.environ['GUEST_APPEND']]
-        argv += ['--out', os.path.join(os.environ['SLABPARK_CACHE'], 'runs',
-                                       'check-' + label),
-                 '--', 'tools/guest/guest-check.sh', kernel, *want]
-        return ctx.run(argv, env=env)
+        out = os.path.join(os.environ['SLABPARK_CACHE'], 'runs',
+                           'check-' + label)
+        argv += ['--out', out, '--', 'tools/guest/guest-check.sh', kernel,
+                 *want]
+        rc = ctx.run(argv, env=env)
+        if not guest_out.check(ctx, os.path.join(out, 'files'), kernel, want):
+            raise Fail('the files the guest returned failed their checks')
+        return rc
     return run
 
 
@@ -547,7 +551,7 @@ class Step:
         self.full, self.skip, self.what = full, skip, what
 
 
-SUITES = ('kselftest', 'slabstat-window', 'host-mode')
+SUITES = ('kselftest', 'slab-window', 'host-mode')
 
 
 def intree_suites(ctx):

@@ -14,6 +14,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import runs as R
+from . import slabstat
 from .stats import Spread, beyond_noise, fmt_spread
 
 # (label, key); a row is printed where some group has the key
@@ -173,6 +174,8 @@ def min_partial_derive(runs: Sequence[R.Run]) -> None:
 
 def report(results: str) -> List[str]:
     """every table the results directory has data for"""
+    for _, files in R.boot_dirs(results):
+        slabstat.write_deltas(files)
     out = header(results)
     mod = R.module_runs(results)
     wl = R.workload_runs(results)

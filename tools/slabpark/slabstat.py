@@ -1,17 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-"""slabstat's analysis in Python: snapshots, deltas, per-node split,
-derived rows, group comparison; text, CSV and JSON as tools/slabstat
-writes them.
+"""slabstat: snapshots, deltas, per-node split, derived rows and group
+comparison of SLUB's statistics, in text, CSV and JSON.
 
-Inputs: the plain dumps of tools/guest/slab-dump.sh (what the guest and
-HOST=1 write), and tools/slabstat's own JSON: snapshots ('slabstat snap')
-for diff, delta documents ('slabstat diff --json', the
-runs/<placement>/park<mode>/<round>.json of a results directory) for
-compare.  Every number and every line of output is meant to equal the C
-tool's on the same input (tools/slabpark/tests/test_slabstat.py checks
-that against the C binary while it exists).
+Inputs: the dumps of tools/guest/slab-dump.sh (what the guest and make
+run HOST=1 write; 'snap' shows one as a snapshot document) for diff;
+delta documents ('diff --json', the
+runs/<placement>/park<mode>/<round>.json of a results directory, which
+write_deltas makes of guest-compare.sh's dumps) for compare.  The formats
+are those of the C tools/slabstat this replaced (its output matched byte
+for byte; Documentation/dev-tools/slabstat.rst).
 
-What the current consumers read of the outputs:
+What the consumers read of the outputs:
 
 - tools/slabpark/runs.py: delta document caches.<cache>.metrics.<m>.value
 - tools/slabpark/comparison.py: writes the compare CSV and JSON beside
@@ -20,15 +19,13 @@ What the current consumers read of the outputs:
   <label>_delta/_change_pct) and the rows park_slab, free_add_partial,
   alloc_slab, free_slab, free_slowpath_ratio, page_churn, park_ratio,
   ops_per_sec
-- tools/slabstat/tests/guest-window.sh: the window CSV, fields 6 (delta),
-  8 and 9 (node0, node1) of <cache>,counter,free_slowpath and the
-  ,idle,idle_pct, row
+- tools/slabpark/guest_out.py: compute()'s per-node split of a window
 
-CLI: python3 -m slabpark.slabstat {snap,diff,split,window,compare} (main);
-'python3 -m slabpark slabstat ...' once slabpark/__main__.py hands its
-arguments to main() (left to whoever owns __main__.py now).
+CLI: python3 -m slabpark slabstat {snap,diff,split,window,compare}
+(main).
 """
 
+import glob
 import json
 import math
 import os
@@ -41,7 +38,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
 PROG = 'slabstat'
-MAX_NAME = 128
 MAX_NODES = 64
 MAX_GROUPS = 8
 
@@ -61,8 +57,9 @@ RESULT_KEYS = ('ops_per_sec', 'free_lat_p50_ns', 'free_lat_p99_ns',
 SECTIONS = (('counter', 'counters'), ('gauge', 'gauges'), ('fact', 'facts'))
 
 
-class Error(Exception):
-    """a one-line error; the CLI prints 'slabstat: MSG' and exits 1"""
+class Error(ValueError):
+    """bad data, a one-line error; the CLI prints 'slabstat: MSG' and
+    exits 1"""
 
 
 class UsageError(Exception):
@@ -71,16 +68,6 @@ class UsageError(Exception):
 
 def warn(msg: str) -> None:
     print('%s: warning: %s' % (PROG, msg), file=sys.stderr)
-
-
-def s64(x: int) -> int:
-    """x as a C long long after unsigned arithmetic"""
-    x &= (1 << 64) - 1
-    return x - (1 << 64) if x >= 1 << 63 else x
-
-
-def u64(x: int) -> int:
-    return x & ((1 << 64) - 1)
 
 
 # ------------------------------------------------------------ derived rows
@@ -149,14 +136,10 @@ def fmt_int(v: int) -> str:
 
 def fmt_num(v: float) -> str:
     """integers with separators, other values with separators and 2
-    decimals (rounded as slabstat's fmt_num: + 0.005, truncated)"""
-    r = -v if v < 0 else v
-    if math.isfinite(r) and r < 9e18 and r == float(int(r)):
+    decimals"""
+    if math.isfinite(v) and v == int(v):
         return fmt_int(int(v))
-    r += 0.005
-    ip = int(r)
-    frac = '%02d' % int((r - ip) * 100)
-    return ('-' if v < 0 else '') + fmt_int(ip) + '.' + frac
+    return '{:,.2f}'.format(v)
 
 
 def fmt_derived(i: int, v: float) -> str:
@@ -189,55 +172,9 @@ def csv_cell(s: str, last: bool) -> str:
     return s + ('\n' if last else ',')
 
 
-def _quote(s: str) -> str:
-    out = ['"']
-    for ch in s:
-        if ch in '"\\':
-            out.append('\\' + ch)
-        elif ch == '\n':
-            out.append('\\n')
-        elif ord(ch) < 0x20:
-            out.append('\\u%04x' % ord(ch))
-        else:
-            out.append(ch)
-    out.append('"')
-    return ''.join(out)
-
-
-def _jw(v, depth: int, out: List[str]) -> None:
-    if isinstance(v, (dict, list)):
-        op, cl = ('{', '}') if isinstance(v, dict) else ('[', ']')
-        out.append(op)
-        items = v.items() if isinstance(v, dict) else ((None, x) for x in v)
-        first = True
-        for k, x in items:
-            out.append('\n' if first else ',\n')
-            first = False
-            out.append('  ' * (depth + 1))
-            if k is not None:
-                out.append(_quote(k) + ': ')
-            _jw(x, depth + 1, out)
-        if not first:
-            out.append('\n' + '  ' * depth)
-        out.append(cl)
-    elif v is None:
-        out.append('null')
-    elif isinstance(v, bool):
-        out.append('true' if v else 'false')
-    elif isinstance(v, int):
-        out.append(str(v))
-    elif isinstance(v, float):
-        out.append('%.15g' % v if math.isfinite(v) else 'null')
-    else:
-        out.append(_quote(str(v)))
-
-
 def write_json(doc) -> str:
-    """JSON laid out as slabstat writes it: 2-space indent, one member a
-    line, ints as ints, doubles as %.15g"""
-    out: List[str] = []
-    _jw(doc, 0, out)
-    return ''.join(out) + '\n'
+    """2-space indent, one member a line (what the awk readers take)"""
+    return json.dumps(doc, indent=2, allow_nan=False) + '\n'
 
 
 # ------------------------------------------------------------ snapshots
@@ -272,8 +209,6 @@ def parse_stat(text: str) -> Optional[Tuple[int, str, List[Tuple[int, int]]]]:
     if not m:
         return None
     total = int(m.group())
-    if total >= 1 << 64:
-        return None
     p = m.end()
     kind = ''
     parts = []
@@ -292,7 +227,7 @@ def parse_stat(text: str) -> Optional[Tuple[int, str, List[Tuple[int, int]]]]:
         m = re.compile(r'(\d+)=(\d+)').match(text, p + 1)
         if not m:
             return None
-        parts.append((int(m.group(1)), u64(int(m.group(2)))))
+        parts.append((int(m.group(1)), int(m.group(2))))
         p = m.end()
 
 
@@ -328,7 +263,7 @@ def parse_results_line(line: str) -> Optional[Tuple[str, float]]:
     """'key: value' with one number (slabstat snap --results)"""
     k, sep, v = line.partition(':')
     k = k.strip()
-    if not sep or not k or len(k) >= MAX_NAME:
+    if not sep or not k:
         return None
     # one decimal number and nothing else (not placement, not lists)
     if not re.fullmatch(r'\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*', v):
@@ -435,7 +370,7 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
             mets[c][a] = Metric(a, DEBUGFS_FILES[a], st[0])
             continue
         st = parse_stat(val)
-        if len(a) >= MAX_NAME or st is None:
+        if st is None:
             continue
         t = classify(a, st[1], mode == 'w')
         if t:
@@ -453,75 +388,10 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
     return s
 
 
-def _jint(v) -> Optional[int]:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    return int(v)
-
-
 def _jnum(v) -> Optional[float]:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
     return float(v)
-
-
-def parse_snapshot_json(doc, path: str = 'snapshot') -> Snapshot:
-    """a snapshot written by 'slabstat snap' (or by snap_json)"""
-    kind = doc.get('slabstat') if isinstance(doc, dict) else None
-    if kind != 'snapshot':
-        raise Error("%s is not a slabstat snapshot (made by 'slabstat snap')%s"
-                    % (path, "; it is a delta document, an input of "
-                       "'slabstat compare'" if kind == 'delta' else ''))
-    s = Snapshot()
-    s.kernel = doc.get('kernel') if isinstance(doc.get('kernel'), str) else ''
-    s.time = doc.get('time') if isinstance(doc.get('time'), str) else ''
-    s.timestamp = _jnum(doc.get('timestamp')) or 0.0
-    s.mono = _jnum(doc.get('monotonic')) or 0.0
-    cn = doc.get('cpu_node')
-    if isinstance(cn, list):
-        s.cpu_node = [_jint(x) if _jint(x) is not None else -1 for x in cn]
-    for c in doc.get('cpus') or []:
-        if isinstance(c, dict) and _jint(c.get('cpu')) is not None:
-            s.cpus.append((_jint(c['cpu']), _jint(c.get('idle')) or 0,
-                           _jint(c.get('busy')) or 0))
-    caches = doc.get('caches')
-    if not isinstance(caches, dict):
-        raise Error('%s: no caches in snapshot' % path)
-    for cname, cv in caches.items():
-        mets: Dict[str, Metric] = {}
-        for t, sec in SECTIONS:
-            secv = cv.get(sec) if isinstance(cv, dict) else None
-            if secv is None:
-                continue
-            if not isinstance(secv, dict):
-                raise Error("%s: cache '%s': bad %s section"
-                            % (path, cname, t))
-            for mname, v in secv.items():
-                if t == 'fact':
-                    x = _jint(v)
-                    if x is None:
-                        raise Error('%s: %s.%s is not a number'
-                                    % (path, cname, mname))
-                    mets[mname] = Metric(mname, t, u64(x))
-                    continue
-                x = _jint(v.get('sum')) if isinstance(v, dict) else None
-                if x is None:
-                    raise Error('%s: %s.%s has no sum' % (path, cname, mname))
-                parts = v.get('cpus' if t == 'counter' else 'nodes')
-                pl = []
-                if isinstance(parts, dict):
-                    for pk, pv in parts.items():
-                        if _jint(pv) is not None:
-                            m = re.match(r'\s*[-+]?\d+', pk)
-                            pl.append((int(m.group()) if m else 0,
-                                       u64(_jint(pv))))
-                mets[mname] = Metric(mname, t, u64(x), pl)
-        s.caches[cname] = dict(sorted(mets.items()))
-    res = doc.get('results')
-    if isinstance(res, dict):
-        s.results = [(k, _jnum(v)) for k, v in res.items()
-                     if _jnum(v) is not None]
-    return s
 
 
 def read_text(path: str) -> str:
@@ -540,18 +410,8 @@ def load_json(path: str):
 
 
 def load_snapshot(path: str) -> Snapshot:
-    """a dump (slab-dump.sh) or a slabstat snapshot (JSON)"""
-    text = read_text(path)
-    if text.startswith('@slab-dump'):
-        return parse_dump(text, path)
-    if text.lstrip().startswith('{'):
-        try:
-            doc = json.loads(text)
-        except ValueError as e:
-            raise Error('%s: not valid JSON: %s' % (path, e))
-        return parse_snapshot_json(doc, path)
-    raise Error('%s is neither a slab dump (tools/guest/slab-dump.sh) nor a '
-                "slabstat snapshot" % path)
+    """the snapshot of a dump of tools/guest/slab-dump.sh"""
+    return parse_dump(read_text(path), path)
 
 
 def snap_json(s: Snapshot) -> dict:
@@ -638,7 +498,7 @@ def metric_delta(name: str, ma: Optional[Metric], mb: Optional[Metric],
                 mb is not None, ma.sum if ma else 0, mb.sum if mb else 0)
     if not ma or not mb:
         return md
-    md.delta = s64(md.b - md.a)
+    md.delta = md.b - md.a
     md.value = float(md.delta) if md.type == 'counter' else float(md.b)
     if md.type == 'fact':
         return md
@@ -650,7 +510,7 @@ def metric_delta(name: str, ma: Optional[Metric], mb: Optional[Metric],
             ids.append(i)
     total = 0
     for i in sorted(ids):
-        d = s64(pb.get(i, 0) - pa.get(i, 0))
+        d = pb.get(i, 0) - pa.get(i, 0)
         if md.type == 'counter':
             d = _unwrap(d, md)
         md.parts.append([i, d])
@@ -661,7 +521,7 @@ def metric_delta(name: str, ma: Optional[Metric], mb: Optional[Metric],
     if md.type != 'counter':
         return md
     # without CONFIG_SMP there are no C parts: the sum is the one CPU
-    md.delta = s64(total) if md.parts else _unwrap(md.delta, md)
+    md.delta = total if md.parts else _unwrap(md.delta, md)
     md.value = float(md.delta)
     return md
 
@@ -696,8 +556,8 @@ def compute(a: Snapshot, b: Snapshot) -> Delta:
         ca = acpu.get(cpu)
         if ca is None:
             continue
-        di = float(u64(ib - ca[1]))
-        db = float(u64(bb - ca[2]))
+        di = float(ib - ca[1])
+        db = float(bb - ca[2])
         ti += di
         tb += db
         node = b.node_of(cpu)
@@ -1175,6 +1035,30 @@ def compare(groups: List[List[str]], labels: Optional[List[str]] = None,
     return ''.join(o)
 
 
+# ------------------------------------------------------------ results
+
+# tools/guest/guest-compare.sh's dumps of a run, before and after it
+BEFORE, AFTER = '.before.dump', '.after.dump'
+
+
+def write_deltas(files: str) -> int:
+    """FILES/runs/<placement>/park<mode>/<round>.json, the delta document
+    ('diff --json') of the run's <round>.before.dump and .after.dump, for
+    every run there (what the reports read); how many"""
+    n = 0
+    for before in sorted(glob.glob(os.path.join(files, 'runs', '*', 'park*',
+                                                '*' + BEFORE))):
+        stem = before[:-len(BEFORE)]
+        if not os.path.exists(stem + AFTER):
+            raise Error('%s has no %s beside it' % (before, AFTER))
+        text = diff(load_snapshot(before), load_snapshot(stem + AFTER),
+                    'json')
+        with open(stem + '.json', 'w') as f:
+            f.write(text)
+        n += 1
+    return n
+
+
 # ------------------------------------------------------------ window
 
 DUMP_SH = os.path.join(os.path.dirname(os.path.dirname(
@@ -1211,8 +1095,7 @@ usage: python3 -m slabpark.slabstat [--sysfs-root DIR] [--proc-root DIR]
       the slabstat snapshot (JSON) of a dump of tools/guest/slab-dump.sh
   diff [--csv|--json] [--per-node] BEFORE AFTER
       metric/before/after/delta/change table and derived rows of two
-      dumps or slabstat snapshots; --json writes the delta document that
-      'compare' reads.
+      dumps; --json writes the delta document that 'compare' reads.
   split [--csv|--json] BEFORE AFTER
       diff with the per-node split of every counter and per-node %idle
       (what 'slabstat window' printed after its sleep).
@@ -1339,7 +1222,7 @@ def run(argv: List[str]) -> str:
     if cmd in ('diff', 'split'):
         _only(o, cmd, fmt=True, per_node=cmd == 'diff')
         if len(o['pos']) != 2:
-            raise UsageError('%s needs two snapshots: BEFORE AFTER' % cmd)
+            raise UsageError('%s needs two dumps: BEFORE AFTER' % cmd)
         a = load_snapshot(o['pos'][0])
         b = load_snapshot(o['pos'][1])
         return diff(a, b, o['fmt'], o['per_node'] or cmd == 'split')

@@ -7,7 +7,6 @@
 # Usage: tools/vm/stage-guest.sh KERNEL_BUILD_DIR
 #
 #   mm/slub_stress.ko          the stress module, built against that kernel
-#   bin/slabstat               static counter sampler
 #   bin/bash                   static bash (bash-static), for make run HOST=1
 #   bin/mmap_loop              static will-it-scale mmap1 loop (tools/guest/mmap_loop.c)
 #   kselftest/                 run_kselftest.sh layout with collection slub_park
@@ -56,9 +55,6 @@ if [ -f "$bdir/lib/tests/slub_kunit.ko" ]; then
 	fi
 fi
 
-sp_run_logged "$SLABPARK_LOGDIR/slabstat-static.log" "building slabstat (static)" \
-	make -C "$SLABPARK_TOP/tools/slabstat" STATIC=1 static/slabstat
-cp "$SLABPARK_TOP/tools/slabstat/static/slabstat" "$stage/bin/"
 bash_static=$(command -v bash-static) ||
 	sp_die "bash-static is missing (apt-get install bash-static, or tools/install-deps.sh)"
 cp "$bash_static" "$stage/bin/bash"
@@ -76,5 +72,4 @@ mkdir -p "$stage/tools/report"
 cp -a "$SLABPARK_TOP/tools/guest" "$stage/tools/"
 cp "$SLABPARK_TOP"/tools/report/*.sh "$stage/tools/report/"
 cp "$SLABPARK_TOP"/tools/{lib,run,run-host}.sh "$stage/tools/"
-cp "$SLABPARK_TOP/tools/slabstat/tests/guest-window.sh" "$stage/tools/"
 echo "$stage"

@@ -17,7 +17,7 @@ from unittest import mock
 
 from slabpark import __main__ as cli
 from slabpark import comparison, record
-from slabpark.tests import fixtures
+from slabpark.tests import fixtures, test_slabstat
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -552,23 +552,24 @@ esac
         self.assertRegex(p.stderr, 'not found.*linux-perf')
 
     def test_perf_lock_window(self):
-        """the counters of the caches over the same window: a fake
-        slabstat (snap checks the cache, window prints a row)"""
-        slabstat = self.fake('slabstat', '''case "$1 $2" in
-"snap nfs_page_test") ;;
-"snap "*) echo "slabstat: no cache '$2' (close names: nfs_page_test)" >&2
-    exit 1 ;;
-"window -t") echo "  free_slowpath 500,000 500,000 0 +0.00% ($3 s: $4)" ;;
-esac
-''')
-        p = self.perf_lock('-t', '0.2', 'nfs_page_test', FAKE_BPF='1',
-                           SLABSTAT=slabstat)
+        """the counters of the caches over the same window: slab-dump.sh
+        before and after it (a fixture box, SYSFS/PROC) and slabstat
+        split of the two; a wrong cache is refused before the window"""
+        box = os.path.join(self.t, 'box')
+        test_slabstat.mk_box(box, 1, True)
+        env = dict(FAKE_BPF='1', SYSFS=os.path.join(box, 'sys'),
+                   PROC=os.path.join(box, 'proc'))
+        out = os.path.join(self.t, 'out')
+        p = self.perf_lock('-t', '0.2', '--out', out, 'nfs_page_test', **env)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn('slabstat window -t 0.2 nfs_page_test (same window):\n'
-                      '    free_slowpath 500,000 500,000 0 +0.00% (0.2 s: '
-                      'nfs_page_test)', p.stdout)
-        p = self.perf_lock('-t', '30', 'nfs_page_tst', FAKE_BPF='1',
-                           SLABSTAT=slabstat)
+        self.assertIn('slabstat split of nfs_page_test (the same window):\n'
+                      '  ', p.stdout)
+        self.assertIn('per-node split of the counter deltas', p.stdout)
+        for f in ('slab-before.dump', 'slab-after.dump'):
+            with open(os.path.join(out, f)) as d:
+                self.assertEqual(d.readline(), '@slab-dump 1\n')
+        p = self.perf_lock('-t', '30', 'nfs_page_tst', **env)
         self.assertEqual(p.returncode, 1)
         self.assertIn('close names: nfs_page_test', p.stderr)
+        self.assertIn('cannot dump nfs_page_tst', p.stderr)
         self.assertEqual(self.logged(), [])

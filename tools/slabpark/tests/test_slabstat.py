@@ -1,15 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of slabpark.slabstat and tools/guest/slab-dump.sh on fixture trees
-(the cases of tools/slabstat/tests/run.sh), and parity with the C slabstat
-on the same inputs while tools/slabstat exists.
+(the cases of the C slabstat's tools/slabstat/tests/run.sh, whose output
+the Python's matched byte for byte until the C tool was retired).
 
   PYTHONPATH=tools python3 -m unittest discover -s tools/slabpark/tests \
       -t tools
 
 The fixture trees are those of tools/slabstat/tests/fixtures.sh (Linux 7.3
 formats: stat files "<sum> C<cpu>=<n> ..." mode 0600, object files
-"<sum> N<node>=<n> ..." mode 0400, facts mode 0400).  SLABSTAT_C=PATH
-uses that C binary for the parity tests instead of building one.
+"<sum> N<node>=<n> ..." mode 0400, facts mode 0400).
 """
 
 import contextlib
@@ -29,7 +28,6 @@ from slabpark import slabstat
 TOOLS = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 DUMP_SH = os.path.join(TOOLS, 'guest', 'slab-dump.sh')
-C_SRC = os.path.join(TOOLS, 'slabstat')
 CACHE = 'nfs_page_test'
 
 # per-CPU unit deltas on the 2-node 4-CPU box (CPUs 0-1 node 0, 2-3 node 1);
@@ -637,6 +635,32 @@ class CompareTest(SlabstatCase):
         self.assertEqual(f['results.free_lat_p99_ns.groups.0.median'], 2000)
 
 
+class DeltasTest(SlabstatCase):
+    """deltas: the delta documents of guest-compare.sh's dumps"""
+
+    def test_write_deltas(self):
+        fx = self.fx
+        with tempfile.TemporaryDirectory() as t:
+            d = os.path.join(t, 'runs', 'cross', 'park1')
+            os.makedirs(d)
+            for src, dst in (('p1', '1.before.dump'), ('p3r', '1.after.dump'),
+                             ('u1', '2.before.dump'), ('u3', '2.after.dump')):
+                with open(fx.dumps[src]) as f, \
+                        open(os.path.join(d, dst), 'w') as g:
+                    g.write(f.read())
+            self.assertEqual(slabstat.write_deltas(t), 2)
+            with open(os.path.join(d, '1.json')) as f:
+                self.assertEqual(f.read(), slabstat.run(
+                    ['diff', '--json', fx.dumps['p1'], fx.dumps['p3r']]))
+            os.remove(os.path.join(d, '2.after.dump'))
+            with self.assertRaisesRegex(slabstat.Error,
+                                        r'2\.before\.dump has no '
+                                        r'\.after\.dump beside it'):
+                slabstat.write_deltas(t)
+            # results without dumps (older ones, the fixtures): none
+            self.assertEqual(slabstat.write_deltas(os.path.join(t, 'x')), 0)
+
+
 class ErrorTest(SlabstatCase):
     @classmethod
     def setUpClass(cls):
@@ -708,7 +732,7 @@ class ErrorTest(SlabstatCase):
         self.err(u, "unknown option '--bogus'", 'diff', '--bogus', 'a', 'b')
         self.err(u, 'window needs -t SECONDS', 'window', CACHE)
         self.err(u, '-t needs seconds', 'window', '-t', 'abc', CACHE)
-        self.err(u, 'diff needs two snapshots', 'diff', self.d('p1'))
+        self.err(u, 'diff needs two dumps', 'diff', self.d('p1'))
         self.err(u, 'exclude each other', 'diff', '--csv', '--json',
                  self.d('p1'), self.d('p3'))
         self.err(u, 'names more groups', 'compare', '--labels', 'a,b,c',
@@ -724,17 +748,16 @@ class ErrorTest(SlabstatCase):
         write(snap, self.sl('snap', self.d('p1')), 0o644)
         self.err(e, 'not a delta document.*this is a snapshot', 'compare',
                  snap, '--', off1)
-        self.err(e, 'not a slabstat snapshot.*delta document', 'diff', off1,
-                 self.d('p3'))
+        self.err(e, 'not a slab dump', 'diff', off1, self.d('p3'))
         broken = self.fx.p('broken.json')
-        write(broken, '{"slabstat": "snapshot", "caches": {\n', 0o644)
-        self.err(e, 'not valid JSON', 'diff', broken, self.d('p3'))
+        write(broken, '{"slabstat": "delta", "caches": {\n', 0o644)
+        self.err(e, 'not valid JSON', 'compare', broken)
         junk = self.fx.p('junk.dump')
         write(junk, '@slab-dump 1\nnfs_page_test free_slowpath\n', 0o644)
         self.err(e, r"junk.dump:2: not a 'CACHE ATTR MODE VALUE' line",
                  'diff', junk, self.d('p3'))
         write(junk, 'hello\n', 0o644)
-        self.err(e, 'neither a slab dump', 'diff', junk, self.d('p3'))
+        self.err(e, 'not a slab dump', 'diff', junk, self.d('p3'))
         self.err(e, 'cannot read .*nonexistent', 'diff',
                  self.fx.p('nonexistent'), self.d('p3'))
 
@@ -743,7 +766,7 @@ class ErrorTest(SlabstatCase):
         for argv, rc, regex in (
                 (['diff', self.d('p1'), self.d('p3')], 0, '^'),
                 (['diff', self.fx.deltas['off1'], self.d('p3')], 1,
-                 r'^slabstat: .*not a slabstat snapshot'),
+                 r'^slabstat: .*not a slab dump'),
                 (['frob'], 2, r"^slabstat: unknown command 'frob'\n\nusage:")):
             r = subprocess.run([sys.executable, '-m', 'slabpark.slabstat'] +
                                argv, env=env, stdout=subprocess.PIPE,
@@ -751,183 +774,6 @@ class ErrorTest(SlabstatCase):
                                universal_newlines=True)
             self.assertEqual(r.returncode, rc, r.stderr)
             self.assertRegex(r.stderr, regex)
-
-
-def first_difference(a, b, path='') -> str:
-    """where two parsed JSON documents differ, '' when they do not"""
-    if isinstance(a, dict) and isinstance(b, dict):
-        if list(a) != list(b):
-            return '%s: keys %s != %s' % (path or '.', list(a), list(b))
-        for k in a:
-            d = first_difference(a[k], b[k], path + '.' + k)
-            if d:
-                return d
-        return ''
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            return '%s: %d != %d elements' % (path, len(a), len(b))
-        for i, (x, y) in enumerate(zip(a, b)):
-            d = first_difference(x, y, '%s[%d]' % (path, i))
-            if d:
-                return d
-        return ''
-    if a != b or type(a) is not type(b):
-        return '%s: %r != %r' % (path, a, b)
-    return ''
-
-
-# the fields that depend on when a snapshot was taken, not on the tree
-CLOCK_FIELDS = ('time', 'timestamp', 'monotonic', 'time_before',
-                'time_after', 'interval_s')
-
-
-def without_clock(doc):
-    return {k: v for k, v in doc.items() if k not in CLOCK_FIELDS}
-
-
-@unittest.skipUnless(os.path.isfile(os.path.join(C_SRC, 'slabstat.c')) or
-                     os.environ.get('SLABSTAT_C'),
-                     'tools/slabstat is gone: no C tool to compare with')
-class ParityTest(SlabstatCase):
-    """the C slabstat and the Python on the same inputs: the C snapshot of
-    a tree against the Python's of the tree's dump, field by field (all
-    but the clocks); diff and compare, every format, on the same files:
-    equal byte for byte"""
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        cls.c = os.environ.get('SLABSTAT_C')
-        if not cls.c:
-            if not (shutil.which('make') and shutil.which('cc')):
-                raise unittest.SkipTest('no make/cc to build tools/slabstat')
-            b = cls.fx.p('cbuild') + '/'
-            r = subprocess.run(['make', '-s', '-C', C_SRC, 'BUILD=' + b,
-                                'all'], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT,
-                               universal_newlines=True)
-            if r.returncode:
-                raise AssertionError('make -C tools/slabstat: ' + r.stdout)
-            cls.c = b + 'slabstat'
-        cls.csnap = {}
-        fx = cls.fx
-        for name in list(fx.dumps):
-            tree = {'p3r': 'p3'}.get(name, re.sub(r'^(c[up]\d)r$', r'\1',
-                                                  name))
-            args = []
-            if name == 'p3r':
-                args = ['--results', fx.p('results')]
-            elif re.fullmatch(r'cu\dr', name):
-                args = ['--results', fx.p('r' + name[2])]
-            elif re.fullmatch(r'cp\dr', name):
-                args = ['--results', fx.p('rp' + name[2])]
-            caches = [CACHE, 'other_cache'] if tree.startswith('two') \
-                else [CACHE]
-            out = cls.cc('--sysfs-root', fx.p(tree, 'sys'), '--proc-root',
-                         fx.p(tree, 'proc'), 'snap', *args, *caches)
-            path = fx.p(name + '.c.json')
-            with open(path, 'w') as f:
-                f.write(out)
-            cls.csnap[name] = path
-        cls.cdelta = {}
-        for name, (a, b) in dict(
-                [('off%d' % k, ('u0', 'cu%dr' % k)) for k in (1, 2, 3)] +
-                [('on%d' % k, ('p0', 'cp%dr' % k)) for k in (2, 3, 4)] +
-                [('nosheaf', ('nosheaf1', 'nosheaf3'))]).items():
-            path = fx.p(name + '.c.delta.json')
-            with open(path, 'w') as f:
-                f.write(cls.cc('diff', '--json', cls.csnap[a], cls.csnap[b]))
-            cls.cdelta[name] = path
-
-    @classmethod
-    def cc(cls, *argv):
-        r = subprocess.run([cls.c] + list(argv), stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True)
-        if r.returncode:
-            raise AssertionError('slabstat %s: %s' % (' '.join(argv),
-                                                      r.stderr))
-        return r.stdout
-
-    PAIRS = (('p1', 'p3'), ('u1', 'p3r'), ('p1', 'p3r'), ('p1', 'miss3'),
-             ('u1', 'u3'), ('nosheaf1', 'nosheaf3'), ('wrap1', 'wrap3'),
-             ('o1', 'o3'), ('two1', 'two3'), ('u0', 'cu1r'), ('p0', 'cp4r'))
-    FORMATS = ((), ('--per-node',), ('--csv',), ('--csv', '--per-node'),
-               ('--json',))
-
-    def test_snapshots(self):
-        """the Python's snapshot of a dump = the C's snapshot of the tree"""
-        with contextlib.redirect_stderr(io.StringIO()):
-            for name, dump in self.fx.dumps.items():
-                with self.subTest(fixture=name):
-                    with open(self.csnap[name]) as f:
-                        c = without_clock(json.load(f))
-                    p = without_clock(json.loads(self.sl('snap', dump)))
-                    self.assertEqual(first_difference(c, p), '')
-
-    def test_diff_same_files(self):
-        """diff of the C snapshots: the same bytes, every format"""
-        for a, b in self.PAIRS:
-            for fmt in self.FORMATS:
-                with self.subTest(pair=(a, b), fmt=fmt):
-                    args = list(fmt) + [self.csnap[a], self.csnap[b]]
-                    self.assertEqual(self.sl('diff', *args),
-                                     self.cc('diff', *args))
-
-    def test_diff_dumps(self):
-        """diff of the dumps = diff of the C snapshots of the same trees,
-        but for the clocks (interval and times: the line 'interval:' of the
-        text, interval_s/time_* of the JSON)"""
-        for a, b in self.PAIRS:
-            for fmt in self.FORMATS:
-                with self.subTest(pair=(a, b), fmt=fmt):
-                    c = self.cc('diff', *fmt, self.csnap[a], self.csnap[b])
-                    p = self.sl('diff', *fmt, self.d(a), self.d(b))
-                    if '--json' in fmt:
-                        self.assertEqual(first_difference(
-                            without_clock(json.loads(c)),
-                            without_clock(json.loads(p))), '')
-                        continue
-                    strip = re.compile(r'(?m)^interval: .*\n')
-                    self.assertEqual(strip.sub('', p), strip.sub('', c))
-
-    def compare_sets(self, deltas):
-        g = [deltas[n] for n in ('off1', 'off2', 'off3')]
-        h = [deltas[n] for n in ('on2', 'on3', 'on4')]
-        return (['--labels', 'off,on'] + g + ['--'] + h,
-                g[:2] + ['--'] + h[:2],
-                ['--labels', 'off,on,always'] + g + ['--'] + h + ['--'] +
-                h[:2],
-                ['--labels', 'nosheaves,sheaves', deltas['nosheaf'], '--'] +
-                g[:2],
-                [h[0]], [deltas['nosheaf']])
-
-    def test_compare_same_files(self):
-        """compare of the C delta documents: the same bytes"""
-        for args in self.compare_sets(self.cdelta):
-            for fmt in ((), ('--csv',), ('--json',)):
-                with self.subTest(args=args, fmt=fmt):
-                    self.assertEqual(self.sl('compare', *fmt, *args),
-                                     self.cc('compare', *fmt, *args))
-
-    def test_compare_python_deltas(self):
-        """compare of the Python's delta documents (from dumps) = the C's
-        compare of its own (from the trees), field by field; the run paths
-        in the JSON differ by name only"""
-        pairs = zip(self.compare_sets(self.cdelta),
-                    self.compare_sets(self.fx.deltas))
-        for cargs, pargs in pairs:
-            for fmt in ((), ('--csv',), ('--json',)):
-                with self.subTest(args=cargs, fmt=fmt):
-                    c = self.cc('compare', *fmt, *cargs)
-                    p = self.sl('compare', *fmt, *pargs)
-                    if fmt:
-                        if fmt[0] == '--json':
-                            c, p = json.loads(c), json.loads(p)
-                            c.pop('groups')
-                            p.pop('groups')
-                            self.assertEqual(first_difference(c, p), '')
-                            continue
-                    self.assertEqual(p, c)
 
 
 if __name__ == '__main__':

@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make check's host side of the guest suites that leave files to judge:
+the guest (tools/guest/guest-check.sh, busybox, no python3) runs and
+writes /slabpark/out, which run-guest.sh brings back as OUT/files; the
+checks here read them.
+
+- host-mode: make run HOST=1's short run left its dumps and results in
+  out/host-mode/results/host/; here its report is made as a tester
+  without python3 on the box would ('HOST=1 tools/run.sh --report DIR')
+  and checked against HOST_MODE_REPORT of the kernel.
+- slab-window: tools/guest/slab-dump.sh before and after a window inside
+  a cross run (allocators on node 0, freers on node 1), in
+  out/slab-window/; here the per-node split of the counter deltas
+  (slabstat.compute) must put the free slowpath on node 1.
+
+Each check is one KTAP result of a subtest '<suite>-host'.
+"""
+
+import os
+import re
+from typing import Callable, Dict, List, Tuple
+
+from . import slabstat
+
+CACHE = 'nfs_page_test'
+
+# what the report of host-mode's run (guest-check.sh's check_host_mode*:
+# RUNS=1 DURATION_MS=1000, PLACEMENTS "cross local", base: "cross") must
+# have: files (non-empty, under the results directory), the groups of
+# cross.csv's header, report.txt lines (regexps), summary.csv line starts
+HOST_MODE_REPORT = {
+    'patched': {
+        'files': ('report.txt', 'summary.txt', 'cross.csv', 'cross.json',
+                  'local.csv', 'local.json', 'summary.csv',
+                  'host/runs/cross/park0/1.json',
+                  'host/runs/cross/park1/1.json',
+                  'host/runs/cross/park2/1.json'),
+        'csv_groups': 'metric,off,on,always,kind',
+        'report': (r'^== noise floor \(2 nodes x 2 CPUs, ',
+                   r'^== placement cross: park=0 1 runs, park=1 1 runs, '
+                   r'park=2 1 runs of 1000 ms$',
+                   r'^  park ratio ', r'^cross/local ratio ', r'^results: '),
+        'summary': ('cross,0,1,', 'cross,1,1,', 'cross,2,1,'),
+    },
+    'base': {
+        'files': ('report.txt', 'summary.txt', 'cross.csv', 'cross.json',
+                  'summary.csv', 'host/runs/cross/parkbase/1.json'),
+        'csv_groups': 'metric,base,kind',
+        'report': (r"^modes \(the cache's debugfs park switch\): base kernel$",
+                   r'^== placement cross: base 1 runs of 1000 ms$',
+                   r'^results: '),
+        'summary': ('cross,base,1,',),
+    },
+}
+
+Check = Tuple[bool, str, str]   # (ok, name, what was found when not ok)
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except OSError:
+        return ''
+
+
+def report_checks(results: str, want: Dict) -> List[Check]:
+    """HOST_MODE_REPORT[kernel] on the report made in RESULTS"""
+    out = []
+    for f in want['files']:
+        p = os.path.join(results, f)
+        out.append((os.path.isfile(p) and os.path.getsize(p) > 0,
+                    'report file ' + f, 'missing or empty'))
+    head = _read(os.path.join(results, 'cross.csv')).split('\n')[0]
+    out.append((head.startswith(want['csv_groups'] + ','),
+                'cross.csv groups ' + want['csv_groups'], head))
+    rep = _read(os.path.join(results, 'report.txt'))
+    for rx in want['report']:
+        out.append((re.search(rx, rep, re.M) is not None,
+                    'report.txt has /%s/' % rx, 'no such line'))
+    rows = _read(os.path.join(results, 'summary.csv')).split('\n')
+    for s in want['summary']:
+        out.append((any(r.startswith(s) for r in rows),
+                    'summary.csv has a row %s...' % s, 'no such row'))
+    return out
+
+
+def window_checks(before: str, after: str) -> List[Check]:
+    """the per-node split of the window BEFORE -> AFTER (two dumps) of a
+    cross run: the free slowpath (remote frees go to __slab_free()) on
+    node 1, where the freers are"""
+    d = slabstat.compute(slabstat.load_snapshot(before),
+                         slabstat.load_snapshot(after))
+    cd = [c for c in d.c if c.name == CACHE]
+    fs = [m for m in cd[0].m if m.name == 'free_slowpath'] if cd else []
+    if not fs or d.nnodes < 2:
+        return [(False, 'free_slowpath of %s on 2 nodes' % CACHE,
+                 '%d nodes, caches %s' % (d.nnodes,
+                                          [c.name for c in d.c]))]
+    m = fs[0]
+    n0, n1 = m.node[0], m.node[1]
+    split = 'delta %d, node0 %d, node1 %d' % (m.delta, n0, n1)
+    return [
+        (m.delta > 0, 'free_slowpath delta is non-zero', split),
+        (n1 > 0, 'per-node split: node-1 free_slowpath is non-zero '
+         '(freers on node 1)', split),
+        (n0 + n1 == m.delta, 'per-node split adds up to the delta', split),
+        (m.delta > 0 and n1 * 100 >= 90 * m.delta,
+         'per-node split: >= 90% of free_slowpath on node 1', split),
+        (0 in d.idle_pct and 1 in d.idle_pct,
+         'per-node %idle for node 0 and node 1',
+         'idle %s' % sorted(d.idle_pct.items())),
+    ]
+
+
+def host_mode(ctx, files: str, kernel: str) -> List[Check]:
+    results = os.path.join(files, 'host-mode', 'results')
+    if not os.path.isfile(os.path.join(results, 'host', 'knobs')):
+        return [(False, 'host-mode left its runs', 'no %s/host/knobs'
+                 % results)]
+    rc = ctx.run(['tools/run.sh', '--report', results], env={'HOST': '1'})
+    return [(rc == 0, 'HOST=1 tools/run.sh --report exits 0',
+             'status %d' % rc)] + report_checks(results,
+                                                HOST_MODE_REPORT[kernel])
+
+
+def slab_window(ctx, files: str, kernel: str) -> List[Check]:
+    d = os.path.join(files, 'slab-window')
+    try:
+        return window_checks(os.path.join(d, 'before.dump'),
+                             os.path.join(d, 'after.dump'))
+    except slabstat.Error as e:
+        return [(False, 'the window dumps', str(e))]
+
+
+# suite: its checks of the returned files (ctx, OUT/files, kernel)
+SUITE_CHECKS: Dict[str, Callable] = {
+    'host-mode': host_mode,
+    'slab-window': slab_window,
+}
+
+
+def check(ctx, files: str, kernel: str, suites) -> bool:
+    """the checks of SUITES that have any, a subtest each; all passed"""
+    ok = True
+    for s in suites:
+        if s not in SUITE_CHECKS:
+            continue
+        with ctx.subtest(s + '-host') as st:
+            for good, name, found in SUITE_CHECKS[s](ctx, files, kernel):
+                if not good:
+                    ctx.say('# %s: %s' % (name, found))
+                st.result(good, name)
+        ok &= st.ok
+    return ok
