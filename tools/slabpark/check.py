@@ -514,7 +514,8 @@ def guest(label, kernel, suites, build, env=None, shape=None, stages=()):
     STAGES, more run-guest.sh --stage SRC:DST; SHAPE: its --shape) and run
     tools/guest/guest-check.sh KERNEL SUITES (KERNEL: the kselftest
     outcome to expect, tools/guest/guest-lib.sh); console and files in
-    $SLABPARK_CACHE/runs/check-LABEL.  GUEST_APPEND: more kernel
+    $SLABPARK_LOGDIR/check/LABEL/, beside the step logs (two checks with
+    their own SLABPARK_LOGDIR never share them).  GUEST_APPEND: more kernel
     arguments.  SUITES and STAGES may be functions of the step's Context
     (e.g. of ctx.results, what the steps before gave).  Then the host's
     checks of the files the suites returned (slabpark.guest_out)."""
@@ -531,8 +532,7 @@ def guest(label, kernel, suites, build, env=None, shape=None, stages=()):
             argv += ['--shape', shape]
         if os.environ.get('GUEST_APPEND'):
             argv += ['--append', os.environ['GUEST_APPEND']]
-        out = os.path.join(os.environ['SLABPARK_CACHE'], 'runs',
-                           'check-' + label)
+        out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check', label)
         argv += ['--out', out, '--', 'tools/guest/guest-check.sh', kernel,
                  *want]
         rc = ctx.run(argv, env=env)
