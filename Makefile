@@ -48,7 +48,7 @@ check-full:
 	@PYTHONPATH=tools python3 -m slabpark check --full
 
 soak:
-	@tools/check/soak.sh
+	@PYTHONPATH=tools python3 -m slabpark soak
 
 device-kit:
 	@tools/vm/device-kit.sh $(if $(filter 1,$(DEVICE_KIT_TEST)),--test)
