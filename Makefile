@@ -18,6 +18,8 @@
 #                 lent many-core machine without a package registry;
 #                 DEVICE_KIT_TEST=1 also runs it here as a 2 x 2 guest
 #   make          build the module against KDIR (a tester's own kernel)
+#   make kernel   build the patched guest kernel, print its build directory
+#   make clean    the module's and slabstat's build outputs
 #
 # The kernel module itself is described by Kbuild and mm/Kbuild.
 

@@ -749,9 +749,9 @@ def do_kselftest_intree(ctx):
 
 
 def intree_result(ctx, bad, name, what):
-    for t in bad:
+    for t in bad or [what]:
         ctx.say(t)
-    ctx.result(not bad, name, None if bad else what)
+    ctx.result(not bad, name)
     if bad:
         raise check.Fail('kselftest-intree: %s failed' % name)
 
