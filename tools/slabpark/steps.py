@@ -688,11 +688,11 @@ def do_kselftest_intree(ctx):
                         not f.endswith('.c'):
                     os.unlink(p)
         c = os.path.join(park, 'slub_stress/slub_stress.c')
-        if os.path.islink(c) or not os.path.getsize(c):
-            raise check.Fail('cp -r did not carry the module source (selftests/'
-                             'slub_park/slub_stress/slub_stress.c must be the '
-                             'file, not a link)')
-        ctx.result(True, 'scratch-tree', tree)
+        intree_result(ctx, ['cp -r did not carry the module source (selftests/'
+                            'slub_park/slub_stress/slub_stress.c must be the '
+                            'file, not a link)']
+                      if os.path.islink(c) or not os.path.getsize(c) else [],
+                      'scratch-tree', tree)
 
         logged(ctx, ['make', '-C', ksft, 'TARGETS=slub_park', 'O=' + bdir,
                      'USERLDFLAGS=-static'], log, env)
