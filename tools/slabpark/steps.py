@@ -390,7 +390,7 @@ def make_exports(makefile):
     return sorted({w for w in words if re.fullmatch('[A-Z_][A-Z0-9_]*', w)})
 
 
-def rst_problems(paths):
+def rst_problems(top, paths):
     """docutils --strict (a warning is an error) of each file, the
     Sphinx-only roles and directives the kernel uses as no-ops: the first
     problem of each bad file."""
@@ -416,7 +416,7 @@ def rst_problems(paths):
         roles.register_local_role(r, lambda *a, **k: ([], []))
     bad = []
     for path in paths:
-        with open(path, encoding='utf-8') as f:
+        with open(os.path.join(top, path), encoding='utf-8') as f:
             src = f.read()
         if not src.startswith(SPDX_RST + '\n'):
             bad.append("%s: the first line is not '%s'" % (path, SPDX_RST))
@@ -440,11 +440,10 @@ def doc_checks(top):
         with open(os.path.join(top, path), encoding='utf-8') as f:
             return f.read()
 
-    rst = sorted(os.path.join(d, f) for d, _, fs in
+    rst = sorted(os.path.relpath(os.path.join(d, f), top) for d, _, fs in
                  os.walk(os.path.join(top, 'Documentation'))
                  for f in fs if f.endswith('.rst'))
-    yield ('rst', rst_problems(rst) if rst else ['no .rst under '
-                                                 'Documentation/'],
+    yield ('rst', rst_problems(top, rst) if rst else ['no .rst under Documentation/'],
            '%d .rst files: SPDX line, docutils --strict' % len(rst))
 
     params = module_params(read(MODULE_SRC))
