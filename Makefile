@@ -18,6 +18,8 @@
 #                 lent many-core machine without a package registry;
 #                 DEVICE_KIT_TEST=1 also runs it here as a 2 x 2 guest
 #   make          build the module against KDIR (a tester's own kernel)
+#   make kernel   build the patched guest kernel, print its build directory
+#   make clean    the module's build outputs
 #
 # The kernel module itself is described by Kbuild and mm/Kbuild.
 
@@ -47,7 +49,7 @@ check-full:
 	@PYTHONPATH=tools python3 -m slabpark check --full
 
 soak:
-	@tools/check/soak.sh
+	@PYTHONPATH=tools python3 -m slabpark soak
 
 device-kit:
 	@tools/vm/device-kit.sh $(if $(filter 1,$(DEVICE_KIT_TEST)),--test)

@@ -44,7 +44,7 @@
 #   ALLOC_NODE=N FREE_NODE=N  the nodes of the allocators and the remote
 #                       freers (default: two nodes with CPUs and normal
 #                       memory, the farthest pair from the first by distance)
-#   SLABPARK_SYSFS=DIR  TEST ONLY (tools/check/test-run-host.sh): the prerequisite
+#   SLABPARK_SYSFS=DIR  TEST ONLY (make check's step host-refusals): the prerequisite
 #                       checks read DIR instead of /sys; only with --check-only
 #
 # A trap removes the module on every exit, interrupt included; the

@@ -10,7 +10,7 @@
 #                    collection's own install (install-kselftest.sh)
 #   kselftest-intree the same from /slabpark/kselftest-intree, the install of
 #                    the kernel tree's kselftest_install.sh
-#                    (tools/check/kselftest-intree.sh)
+#                    (make check's step kselftest-intree)
 #   topology         in a --shape cpuless4 guest (node 3 without CPUs), after
 #                    a kselftest suite: the kselftest ran on node 0 and a
 #                    node with CPUs ('# nodes:' diagnostic) and failed
@@ -389,7 +389,7 @@ ktap_set_plan $#
 for suite in "$@"; do
 	case "$suite" in
 	kselftest|kselftest-intree)
-		# kselftest-intree: the install of tools/check/kselftest-intree.sh
+		# kselftest-intree: the install of step kselftest-intree
 		kd=$S/kselftest
 		[ "$suite" = kselftest ] || kd=$S/kselftest-intree
 		run_suite "$suite" suite_kselftest "$kd"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of the robustness gate (tools/check/debug-gate.sh), for the debug
+# Guest side of the robustness gate (make check's step debug-gate), for the debug
 # kernel (tools/kernel/configs/debug.config).  Runs under busybox sh as
 # /slabpark/run.sh.
 #

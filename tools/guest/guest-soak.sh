@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of 'make soak' (tools/check/soak.sh); busybox sh as /slabpark/run.sh.
+# Guest side of 'make soak' (python3 -m slabpark soak); busybox sh as /slabpark/run.sh.
 #
 # Usage: soak.sh DURATION_S [NO_SHEAVES]
 #   NO_SHEAVES  0 or 1: every module load uses that no_sheaves (default:

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """python3 -m slabpark report|summary DIR | experiment | check | test
-   | slabstat
+   | soak | slabstat
 
 report DIR [--where W --runs R]: the report of a results directory,
   printed and written to DIR/report.txt, with summary.txt (as 'summary'
@@ -19,7 +19,8 @@ experiment: what make run BASE=1 / WORKLOAD= / MIN_PARTIAL=1 / FLUSH=1
   do, from the environment tools/run.sh has checked (slabpark.experiment).
 check [STEP...] [--full] [--list]: make check (slabpark.check).
 test: the package's unit tests as KTAP (make check's step python).
-slabstat {snap,diff,split,window,compare,deltas} ...: slabstat's analysis of
+soak: make soak, a randomized long guest run (slabpark.steps.soak).
+slabstat {snap,diff,split,window,compare} ...: slabstat's analysis of
   tools/guest/slab-dump.sh's dumps (slabpark.slabstat).
 Exit status: 0 ok, 1 no data or bad data, 2 usage.
 """
@@ -30,7 +31,7 @@ import os
 import sys
 
 from . import (check, comparison, experiment, facts, ktap, report, slabstat,
-               summary)
+               steps, summary)
 
 
 def main(argv=None) -> int:
@@ -53,6 +54,7 @@ def main(argv=None) -> int:
                     help='every step, the check-full ones too')
     cp.add_argument('--list', action='store_true', help='list the steps')
     sub.add_parser('test', help="the package's unit tests, as KTAP")
+    sub.add_parser('soak', help='make soak: a randomized long guest run')
     argv = sys.argv[1:] if argv is None else argv
     # before argparse, which would take the '--' between compare's groups
     if argv[:1] == ['slabstat']:
@@ -60,6 +62,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == 'check':
         return check.main(args.steps, args.full, args.list)
+    if args.cmd == 'soak':
+        return steps.soak()
     if args.cmd == 'test':
         return ktap.main_test(check.TOP)
     if args.cmd == 'experiment':

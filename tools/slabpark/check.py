@@ -37,7 +37,7 @@ import threading
 import time
 import traceback
 
-from . import guest_out, ktap
+from . import guest_out, ktap, steps
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -99,7 +99,8 @@ class Context:
         return ok
 
     def subtest(self, name):
-        """with ctx.subtest(NAME) as st: ...; st.ok = False to fail it."""
+        """with ctx.subtest(NAME) as st: ...; st.ok = False to fail it,
+    st.directive: its result line's."""
         return _Subtest(self, name)
 
     def _stream(self, p):
@@ -172,6 +173,7 @@ class Context:
 class _Subtest:
     def __init__(self, ctx, name):
         self.ctx, self.name, self.ok = ctx, name, True
+        self.directive = None
 
     def __enter__(self):
         self.ctx.line('KTAP version 1')
@@ -189,7 +191,7 @@ class _Subtest:
             self.ctx.say(str(ev))
         if et is not None:
             self.ok = False
-        self.ctx.result(self.ok, self.name)
+        self.ctx.result(self.ok, self.name, self.directive)
         if et is Fail:
             return False
         return None
@@ -569,13 +571,6 @@ def intree_stages(ctx):
     return ()
 
 
-def do_kselftest_intree(ctx):
-    """The kselftest as a CI builds it in the kernel tree (cp -r, make -C
-    tools/testing/selftests TARGETS=slub_park O=, kselftest_install.sh)."""
-    return ctx.run(['tools/check/kselftest-intree.sh', '--kernel',
-                    build_kernel(ctx, '--variant', 'patched')])
-
-
 # name, what it runs; needs= the steps that must pass before in the same
 # call, full=True only in make check-full, skip= when it does not apply
 STEPS = (
@@ -585,15 +580,15 @@ STEPS = (
          what='py_compile, pyflakes3, flake8 of every Python file'),
     Step('python', do_python,
          what="tools/slabpark's unit tests, make run's refusals"),
-    Step('host-refusals', cmd('tools/check/test-run-host.sh'),
-         what="make run HOST=1's refusals on this host"),
-    Step('docs', cmd('tools/check/check-docs.sh'),
-         what='the documentation against the code'),
+    Step('host-refusals', steps.do_host_refusals,
+         what="make run HOST=1's refusals on fake trees and this host"),
+    Step('docs', steps.do_docs,
+         what='every .rst valid; parameters, attributes, variables named'),
     Step('kernel-source', cmd('tools/kernel/kernel-src.sh'),
          what='the 7.3 tree'),
     Step('checkpatch', do_checkpatch,
          what='checkpatch --strict of the patches and sources'),
-    Step('series-bisect', cmd('tools/check/check-series.sh'),
+    Step('series-bisect', steps.do_series_bisect,
          skip=ksrc('the series is not applied to your tree'),
          what='every patch builds mm/ with W=1, no new warnings'),
     Step('bench-patches', do_bench_patches,
@@ -609,7 +604,8 @@ STEPS = (
                             'base'),
          skip=ksrc('there is no separate base kernel'),
          what='the base kernel'),
-    Step('kselftest-intree', do_kselftest_intree, needs=('kernel-patched',),
+    Step('kselftest-intree', steps.do_kselftest_intree,
+         needs=('kernel-patched',),
          what='the kselftest built and installed in the kernel tree'),
     # make run HOST=1 as a tester runs it, with the module prebuilt
     # (suite host-mode; on the base kernel: refused as unpatched)
@@ -633,12 +629,11 @@ STEPS = (
          what='guest-race-widen.sh on the widen kernel'),
     # the debug gate's default boot here, its park2 boot in check-full
     # (make check near 20 min warm)
-    Step('debug-gate', cmd('tools/check/debug-gate.sh', '--boots',
-                           'default'), skip=NODEBUG,
+    Step('debug-gate', steps.debug_gate('default'), skip=NODEBUG,
          what='debug kernel: slub_kunit, kselftest, stress, fuzz, kmemleak'),
     # ---- make check-full (on every series change)
-    Step('debug-gate-park2', cmd('tools/check/debug-gate.sh', '--boots',
-                                 'park2'), full=True, skip=NODEBUG,
+    Step('debug-gate-park2', steps.debug_gate('park2'), full=True,
+         skip=NODEBUG,
          what='the debug gate with every cache at park=2'),
     # PREEMPT_RT and UMA kernels booted: the kselftest and slub_kunit
     # (the slow kprobe case included, without KASAN); W=1 like the matrix
@@ -654,7 +649,7 @@ STEPS = (
                                 env={'NODES': '1', 'CPUS_PER_NODE': '4'}),
          full=True, skip=ksrc('the UMA kernel is built from the bench tree'),
          what='CONFIG_NUMA=n guest: kselftest, slub_kunit'),
-    Step('kunit-mutants', cmd('tools/check/kunit-mutants.sh'), full=True,
+    Step('kunit-mutants', steps.do_kunit_mutants, full=True,
          skip=ksrc('the break kernel is built from the bench tree'),
          what='slub_kunit on kernels with parking broken on purpose'),
 )

@@ -8,8 +8,11 @@ tools/testing/kunit/kunit_parser.py reads the output too: no errors, and
 the failures named down to the case."""
 
 import glob
+import importlib.util
 import io
 import os
+import re
+import shutil
 import signal
 import sys
 import tempfile
@@ -17,7 +20,7 @@ import threading
 import time
 import unittest
 
-from slabpark import check, ktap
+from slabpark import check, ktap, steps
 
 FIXTURES = os.path.join(os.path.dirname(__file__), 'fixtures', 'check')
 
@@ -550,6 +553,213 @@ class TableTest(unittest.TestCase):
         self.assertIn('tools/lib.sh', bash)
         self.assertIn('tools/guest/guest-check.sh', sh)
         self.assertIn('tools/vm/init', sh)
+
+
+# ---- the steps of slabpark.steps: their logic, without a kernel
+
+class HostRefusalsTest(unittest.TestCase):
+    def test_judge(self):
+        j = steps.judge
+        self.assertEqual(j(1, '^slabpark: error: x', 1, '', 'slabpark: error: x y\n'), [])
+        self.assertEqual(j(0, 'ok$', 0, 'prerequisites ok\n', ''), [])
+        # make's own "***" line is not the script's
+        self.assertEqual(j(2, 'root', 2, '', 'run it as root\nmake: *** [run] 1\n'), [])
+        self.assertEqual(j(1, 'x', 1, 'x', 'x'), ['stdout: x'])
+        self.assertEqual(j(0, 'x', 0, 'x', 'oops'), ['stderr: oops'])
+        self.assertEqual(j(1, 'x', 0, '', 'x')[0], 'exit status 0, want 1')
+        self.assertEqual(j(1, 'x', 1, '', 'x\nx')[0], 'want exactly one line, got:')
+        self.assertEqual(j(1, 'x', 1, '', '')[0], 'want exactly one line, got:')
+        self.assertEqual(j(1, '^x', 1, '', 'y x')[0], 'the line does not match /^x/:')
+
+    def test_cases(self):
+        names = set()
+        for what, want, regex, settings, argv in steps.HOST_REFUSALS + \
+                steps.NOBODY_REFUSALS:
+            self.assertNotIn(what, names)
+            names.add(what)
+            self.assertIn(want, (0, 1, 2), what)
+            re.compile(regex)
+            tree = settings.get('SLABPARK_SYSFS')
+            self.assertTrue(tree is None or tree in steps.FAKE_TREES, what)
+            self.assertTrue(argv is steps.FAKE or argv[-1] != '--check-only' or
+                            'SLABPARK_SYSFS' in settings, what)
+            if want:
+                self.assertTrue(regex.startswith(steps.ERR) or want == 2, what)
+
+    def test_fake_trees(self):
+        full = steps.fake_tree()
+        self.assertEqual(full['devices/system/node/online'], '0-1')
+        self.assertEqual(full['kernel/debug/slab/dentry/park'], '1')
+        self.assertEqual(steps.fake_tree(('nodes',))['devices/system/node/online'], '0')
+        for leave, gone in (('numa', 'devices/system/node/online'),
+                            ('stats', 'kernel/slab/dentry/alloc_fastpath'),
+                            ('park', 'kernel/debug/slab/dentry/park'),
+                            ('debugfs', 'kernel/debug/slab/dentry')):
+            t = steps.fake_tree((leave,))
+            self.assertNotIn(gone, t, leave)
+            self.assertLess(set(t), set(full), leave)
+        self.assertIn('module/slub_stress', steps.fake_tree(('loaded',)))
+        with tempfile.TemporaryDirectory() as d:
+            steps.make_tree(d, *steps.FAKE_TREES['cpuless'])
+            node = os.path.join(d, 'devices/system/node')
+            with open(os.path.join(node, 'node1/cpulist')) as f:
+                self.assertEqual(f.read(), '')
+            with open(os.path.join(node, 'online')) as f:
+                self.assertEqual(f.read(), '0-2\n')
+            self.assertTrue(os.path.isdir(os.path.join(d, 'kernel/debug/slab/dentry')))
+
+
+SRC = """#define SS_PARAM(name_, val_, type_, desc_, ...) \\
+        module_param_cb(name_, &ops, &x, 0444); \\
+        int y
+#define __param(type, name, init, msg) \\
+        module_param(name, type, 0444); \\
+        MODULE_PARM_DESC(name, msg)
+module_param(cache_name, charp, 0444);
+__param(bool,
+        hwcache_align, true, "x");
+SS_PARAM(obj_size, &obj_size, uint, "size");
+"""
+ABI = 'Documentation/ABI/testing/sysfs-kernel-slab'
+PATCH = """diff --git a/mm/slub.c b/mm/slub.c
++STAT_ATTR(PARK_SLAB, park_slab);
++SLAB_ATTR_RO(nr_parked);
++static struct slab_attribute parkx_attr = __ATTR_RO(parkx);
++		debugfs_create_file_unsafe("park", 0600, dir, s,
+ STAT_ATTR(OLD, old);
+diff --git a/%s b/%s
++++ b/%s
++What:		/sys/kernel/slab/<cache>/park_slab
+ What:		/sys/kernel/slab/<cache>/old
+""" % (ABI, ABI, ABI)
+
+
+class DocsTest(unittest.TestCase):
+    def test_parsers(self):
+        self.assertEqual(steps.module_params(SRC),
+                         ['cache_name', 'hwcache_align', 'obj_size'])
+        self.assertEqual(sorted({a or b or c for a, b, c in
+                                 steps.SYSFS_ATTR.findall(PATCH)}),
+                         ['nr_parked', 'park_slab', 'parkx'])
+        self.assertEqual(steps.DEBUGFS_FILE.findall(PATCH), ['park'])
+        self.assertEqual(steps.patch_added(PATCH, steps.ABI_FILE),
+                         ['+What:\t\t/sys/kernel/slab/<cache>/park_slab'])
+        doc = '``A=1``\n``B``, ``C=2``\n  ``D`` in text\n``AB=1``\n'
+        self.assertEqual([steps.entries(doc, v) for v in 'A B C D'.split()],
+                         [1, 1, 1, 0])
+        self.assertEqual(steps.make_exports('X ?= 1\nexport A B_1 \\\n\tC\nexport D\n'),
+                         ['A', 'B_1', 'C'])
+        rst = 'T\n=\n\nA\n=\na1\n\nB\n=\nb1\n'
+        self.assertEqual(steps.rst_section(rst, 'A'), ['a1', ''])
+        self.assertEqual(steps.rst_section(rst, 'B'), ['b1'])
+
+    def copy(self, d):
+        """The files doc_checks reads, into D (links as files)."""
+        for f in ('Documentation', 'patches', 'README', 'Makefile',
+                  steps.MODULE_SRC, check.PARK_SWITCH):
+            src, dst = os.path.join(check.TOP, f), os.path.join(d, f)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, dst)
+
+    def problems(self, d):
+        return {name: bad for name, bad, _ in steps.doc_checks(d)}
+
+    def edit(self, d, path, old, new, count=1):
+        p = os.path.join(d, path)
+        with open(p) as f:
+            text = f.read()
+        self.assertIn(old, text)
+        with open(p, 'w') as f:
+            f.write(text.replace(old, new, count))
+
+    def test_each_check_fails(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.copy(d)
+            self.assertEqual({k: v for k, v in self.problems(d).items() if v}, {})
+            self.edit(d, steps.STRESS_DOC, '``obj_size``', 'obj_size')
+            self.edit(d, steps.PARK_DOC, '``park_slab``', 'park-slab', -1)
+            self.edit(d, steps.PARK_DOC, '/sys/kernel/debug/slab/<cache>/parked',
+                      '/sys/kernel/debug/slab/<cache>/pa rked', -1)
+            self.edit(d, steps.BENCH_DOC, '``RUNS=3``', 'RUNS')
+            self.edit(d, steps.BENCH_DOC, '``KVM=1``', '``KVM=1``, ``NODES=3``')
+            with open(os.path.join(d, 'README'), 'a') as f:
+                f.write('x\n' * 200)
+            bad = self.problems(d)
+            self.assertEqual([t.split(' (')[0] for t in bad['module-parameters']],
+                             ["module parameter 'obj_size'"])
+            self.assertEqual(bad['sysfs-attributes'],
+                             ["sysfs attribute 'park_slab' is not named as ``park_slab`` in "
+                              + steps.PARK_DOC])
+            self.assertEqual([t.split(':')[0] for t in bad['debugfs-files']],
+                             ['debugfs file parked'])
+            self.assertRegex(bad['readme'][0], r'^README has \d+ lines, more than 200')
+            self.assertEqual([t.split(' (')[0] for t in bad['make-variables']],
+                             ["Make variable 'NODES'", "Make variable 'RUNS'"])
+
+    def test_abi_and_rst_fail(self):
+        if importlib.util.find_spec('docutils') is None:
+            self.skipTest('no docutils')
+        with tempfile.TemporaryDirectory() as d:
+            self.copy(d)
+            for p in glob.glob(os.path.join(d, 'patches', '*.patch')):
+                with open(p) as f:
+                    text = f.read()
+                with open(p, 'w') as f:
+                    f.write(text.replace('+What:', '+Wat:'))
+            self.edit(d, steps.STRESS_DOC, steps.SPDX_RST, '.. SPDX')
+            self.edit(d, steps.PARK_DOC, '\n\n', '\n\n*unclosed emphasis\n\n')
+            bad = self.problems(d)
+            self.assertTrue(bad['sysfs-attributes'])
+            self.assertTrue(all("has no '+What:" in t for t in bad['sysfs-attributes']))
+            self.assertEqual(len(bad['rst']), 2, bad['rst'])
+            self.assertIn('the first line is not', bad['rst'][0])
+            self.assertIn('slab-parking.rst', ' '.join(bad['rst'][1:]))
+
+
+class BuildStepsTest(unittest.TestCase):
+    def test_warnings_without_line_numbers(self):
+        log = ('  CC mm/slub.o\n'
+               'mm/slub.c:10:5: warning: unused variable [-Wunused]\n'
+               '   10 | int x;\n'
+               'mm/slub.c:99:1: error: expected\n')
+        self.assertEqual(steps.warnings_of(log),
+                         {'mm/slub.c: warning: unused variable [-Wunused]',
+                          'mm/slub.c: error: expected'})
+        moved = steps.warnings_of('mm/slub.c:12:5: warning: unused variable [-Wunused]\n')
+        self.assertTrue(moved <= steps.warnings_of(log))
+        self.assertFalse(steps.warnings_of('mm/a.c:1:1: warning: new\n') <= moved)
+
+    def test_vermagic(self):
+        ko = b'\x7fELF\0license=GPL\0vermagic=7.3.4-slabpark SMP mod_unload \0'
+        self.assertEqual(steps.vermagic(ko), '7.3.4-slabpark')
+        self.assertIsNone(steps.vermagic(b'not a module\n'))
+
+    def test_last_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, 'console.txt')
+            with open(p, 'w') as f:
+                f.write('SLABPARK-SOAK 1\nx\nSLABPARK-SOAK 2 runs\n')
+            self.assertEqual(steps.last_line(p, 'SLABPARK-SOAK '), '2 runs')
+            self.assertIsNone(steps.last_line(p, 'SLABPARK-DEBUG-GATE '))
+            self.assertIsNone(steps.last_line(p + '.none', 'SLABPARK-SOAK '))
+
+    def test_soak_settings(self):
+        self.assertEqual(steps.soak_settings({}),
+                         {'DURATION': '600', 'DEBUG': '0', 'NO_SHEAVES': 'random',
+                          'NODES': '2', 'CPUS_PER_NODE': '2'})
+        self.assertEqual(steps.soak_settings({'DURATION': '60', 'DEBUG': '1'})['DURATION'],
+                         '60')
+        for k, v in (('DURATION', '0'), ('DURATION', '1m'), ('DEBUG', '2'),
+                     ('NO_SHEAVES', 'yes'), ('NODES', 'x')):
+            with self.assertRaisesRegex(ValueError, '^%s=%s: must be ' % (k, v)):
+                steps.soak_settings({k: v})
+
+    def test_subtest_directive(self):
+        lines = []
+        ctx = check.Context('s', io.StringIO(), lines.append)
+        with ctx.subtest('boot') as st:
+            st.directive = '12s summary'
+        self.assertEqual(ctx.last, 'ok 1 boot # 12s summary')
 
 
 class UnittestKtapTest(unittest.TestCase):
