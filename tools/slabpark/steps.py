@@ -141,8 +141,7 @@ HOST_REFUSALS = (
      {'HOST_MODULE': '/nonexistent/slub_stress.ko'}, FAKE),
     ('HOST_MODULE not built for this kernel: refused', 1,
      ERR + 'HOST_MODULE=.* was built for kernel .*, this is ',
-     {'HOST_MODULE': '{work}/bogus.ko', 'SLABSTAT': '{work}/bogus.ko'},
-     FAKE),
+     {'HOST_MODULE': '{work}/bogus.ko'}, FAKE),
     ('slub_stress already loaded: refused', 1,
      ERR + 'slub_stress is already loaded: unload it',
      {'SLABPARK_SYSFS': 'loaded'}, FAKE),
@@ -814,7 +813,7 @@ def debug_gate(boot):
         bdir = check.build_kernel(ctx, '--variant', 'patched', '--config',
                                   'debug')
         stages = stage_args(stage_debug(ctx, bdir))
-        out = os.path.join(os.environ['SLABPARK_CACHE'], 'runs',
+        out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check',
                            'debug-gate-' + boot)
         name = 'debug-gate-' + boot
         t0 = time.time()
@@ -856,7 +855,7 @@ def do_kunit_mutants(ctx):
                 '--append', 'slub_break_parking=%d kunit.filter_glob='
                 'slub_test.test_park_*' % m, '--timeout',
                 os.environ.get('GUEST_TIMEOUT') or '900', '--out',
-                os.path.join(os.environ['SLABPARK_CACHE'], 'runs',
+                os.path.join(os.environ['SLABPARK_LOGDIR'], 'check',
                              'kunit-mutant-%d' % m),
                 '--', 'tools/guest/guest-kunit-mutants.sh', str(m)]) == 0
 

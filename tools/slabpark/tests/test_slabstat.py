@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of slabpark.slabstat and tools/guest/slab-dump.sh on fixture trees
-(the cases of the C slabstat's tools/slabstat/tests/run.sh, whose output
-the Python's matched byte for byte until the C tool was retired).
+(the cases of the retired C slabstat's tests, whose output the Python's
+matched byte for byte).
 
   PYTHONPATH=tools python3 -m unittest discover -s tools/slabpark/tests \
       -t tools
 
-The fixture trees are those of tools/slabstat/tests/fixtures.sh (Linux 7.3
-formats: stat files "<sum> C<cpu>=<n> ..." mode 0600, object files
-"<sum> N<node>=<n> ..." mode 0400, facts mode 0400).
+The fixture trees (mk_box) have Linux 7.3's formats: stat files "<sum>
+C<cpu>=<n> ..." mode 0600, object files "<sum> N<node>=<n> ..." mode
+0400, facts mode 0400.
 """
 
 import contextlib
@@ -279,7 +279,7 @@ class Fixtures:
 
 
 def flat(doc, prefix=''):
-    """'path=value' of every leaf, as tools/slabstat/tests/flatten.awk"""
+    """'path=value' of every leaf of a JSON document"""
     out = {}
     items = doc.items() if isinstance(doc, dict) else enumerate(doc)
     for k, v in items:
