@@ -3,8 +3,9 @@
 #
 # perf-lock.sh: lock contention over a window of SECONDS, measured with
 # the least perturbing method available, optionally with the counters of
-# the given caches over the same window (tools/guest/slab-dump.sh just
-# before and just after it, 'python3 -m slabpark slabstat split' of the two).
+# the given caches over the same window (perf's workload is
+# tools/guest/slab-dump.sh, the sleep, slab-dump.sh again; 'python3 -m
+# slabpark slabstat split' of the two dumps).
 #
 #   tools/report/perf-lock.sh [-t SECONDS] [-E ENTRIES] [--record] [--out DIR] [CACHE...]
 #
@@ -105,10 +106,7 @@ fi
 if [ ${#caches[@]} -gt 0 ] && ! command -v python3 >/dev/null 2>&1; then
 	die "the counters of ${caches[*]} need python3 (python3 -m slabpark slabstat split)"
 fi
-# slab_dump FILE: the caches' dump (tools/guest/slab-dump.sh) into FILE
-slab_dump() {
-	sh "$HERE/../guest/slab-dump.sh" "${caches[@]}" >"$1"
-}
+slabstat() { PYTHONPATH=$HERE/.. python3 -m slabpark slabstat "$@"; }
 
 if [ -n "$outdir" ]; then
 	mkdir -p "$outdir"
@@ -118,10 +116,18 @@ else
 	trap 'rm -rf "$work"' EXIT
 fi
 
-# a wrong cache name or a kernel without statistics: an error before perf
-if [ ${#caches[@]} -gt 0 ] && ! slab_dump /dev/null; then
-	die "cannot dump ${caches[*]} (see above)"
+# perf's workload: the window, between the caches' two dumps if any
+window=(sleep "$seconds")
+if [ ${#caches[@]} -gt 0 ]; then
+	# a wrong cache name or a kernel without statistics: an error now
+	{ sh "$HERE/../guest/slab-dump.sh" "${caches[@]}" >"$work/slab-check.dump" &&
+		slabstat snap "$work/slab-check.dump" >/dev/null; } ||
+		die "cannot read the counters of ${caches[*]} (see above)"
+	# shellcheck disable=SC2016 # expanded by the sh -c
+	window=(sh -c 'sh "$0" "$@" >"$SP_WORK/slab-before.dump" || exit 1; sleep "$SP_SECONDS"; sh "$0" "$@" >"$SP_WORK/slab-after.dump"'
+		"$HERE/../guest/slab-dump.sh" "${caches[@]}")
 fi
+export SP_WORK=$work SP_SECONDS=$seconds
 
 mode=bpf
 reason=
@@ -143,16 +149,11 @@ else
 	echo "perf-lock:          counter mix change during 'perf lock record'); treat its wait times as inflated"
 fi
 
-# the dump before, just before the window
-if [ ${#caches[@]} -gt 0 ] && ! slab_dump "$work/slab-before.dump"; then
-	die "cannot dump ${caches[*]} (see above)"
-fi
-
 rc=0
 if [ "$mode" = bpf ]; then
-	"$PERF" lock con -abl -E "$entries" -- sleep "$seconds" >"$work/perf-lock.txt" 2>&1 || rc=$?
+	"$PERF" lock con -abl -E "$entries" -- "${window[@]}" >"$work/perf-lock.txt" 2>&1 || rc=$?
 else
-	if "$PERF" lock record -a -o "$work/perf.data" -- sleep "$seconds" >"$work/perf-record.log" 2>&1; then
+	if "$PERF" lock record -a -o "$work/perf.data" -- "${window[@]}" >"$work/perf-record.log" 2>&1; then
 		"$PERF" lock contention -i "$work/perf.data" -E "$entries" >"$work/perf-lock.txt" 2>&1 || rc=$?
 	else
 		rc=$?
@@ -167,9 +168,8 @@ sed 's/^/  /' "$work/perf-lock.txt"
 
 if [ ${#caches[@]} -gt 0 ]; then
 	slab_rc=0
-	{ slab_dump "$work/slab-after.dump" &&
-		PYTHONPATH=$HERE/.. python3 -m slabpark slabstat split \
-			"$work/slab-before.dump" "$work/slab-after.dump"; } >"$work/slabstat.txt" 2>&1 || slab_rc=$?
+	slabstat split "$work/slab-before.dump" "$work/slab-after.dump" \
+		>"$work/slabstat.txt" 2>&1 || slab_rc=$?
 	echo
 	echo "slabstat split of ${caches[*]} (the same window):"
 	sed 's/^/  /' "$work/slabstat.txt"

@@ -508,6 +508,11 @@ available because no BUILD_BPF_SKEL=1" >&2; exit 129; }
     ;;
 "lock contention"*) echo "  contended   total wait   type   caller" ;;
 esac
+# the workload after --, as perf runs it
+while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
+[ $# -gt 1 ] || exit 0
+shift
+"$@" || echo "fake perf: the workload exited with $?"
 ''')
         self.log = os.path.join(self.t, 'perf.log')
         with open(self.log, 'w'):
@@ -568,8 +573,23 @@ esac
         for f in ('slab-before.dump', 'slab-after.dump'):
             with open(os.path.join(out, f)) as d:
                 self.assertEqual(d.readline(), '@slab-dump 1\n')
+        # the dumps are perf's workload, around the sleep: the same window
+        self.assertRegex(self.logged()[-1], r'^lock con -abl -E 5 -- sh -c '
+                         r'sh "\$0" "\$@" >"\$SP_WORK/slab-before.dump".*'
+                         r'sleep "\$SP_SECONDS".*slab-dump\.sh nfs_page_test$')
         p = self.perf_lock('-t', '30', 'nfs_page_tst', **env)
         self.assertEqual(p.returncode, 1)
         self.assertIn('close names: nfs_page_test', p.stderr)
-        self.assertIn('cannot dump nfs_page_tst', p.stderr)
+        self.assertIn('cannot read the counters of nfs_page_tst', p.stderr)
+        self.assertEqual(self.logged(), [])
+        # a kernel without statistics: refused before perf runs
+        slab = os.path.join(box, 'sys', 'kernel', 'slab', 'nfs_page_test')
+        for f in os.listdir(slab):
+            if f in ('alloc_fastpath', 'free_fastpath', 'free_slowpath',
+                     'alloc_slowpath') or os.stat(
+                         os.path.join(slab, f)).st_mode & 0o777 == 0o600:
+                os.remove(os.path.join(slab, f))
+        p = self.perf_lock('-t', '30', 'nfs_page_test', **env)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn('has no statistics', p.stderr)
         self.assertEqual(self.logged(), [])
