@@ -38,6 +38,8 @@
 #   @kernel RELEASE            $PROC/sys/kernel/osrelease, else uname -r
 #   @time EPOCH ISO-8601       the wall clock at the end, UTC
 #   @result LINE               each line of -r RESULTS, verbatim
+#   @end                       the last line: the host refuses a dump
+#                              without it (cut short)
 
 set -eu
 
@@ -194,3 +196,4 @@ if [ -n "$results" ]; then
 		echo "@result $l"
 	done <"$results"
 fi
+echo "@end"

@@ -472,7 +472,6 @@ def data_dir(results: str) -> Optional[str]:
 def report(results: str, data: str) -> List[str]:
     """writes the files beside report.txt but summary.txt; returns
     report.txt's lines"""
-    slabstat.write_deltas(data)
     runs = REC.full_runs(results)
     if not runs:
         raise FileNotFoundError('%s: no module runs in %s/runs' % (

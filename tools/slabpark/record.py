@@ -27,6 +27,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import facts as F
 from . import runs as R
+from . import slabstat
 from .stats import Spread, beyond_noise, fmt_num, noise_floor_pct
 
 CACHE = 'nfs_page_test'
@@ -204,8 +205,11 @@ def full_run(boot: str, files: str, sc: str, md: str, rnd: int,
 
 
 def full_runs(results: str) -> List[FullRun]:
+    """every module run of RESULTS; first the delta documents of the runs
+    that have only their dumps (slabstat.write_deltas)"""
     out = []
     for boot, files in data_dirs(results):
+        slabstat.write_deltas(files)
         top = os.path.join(files, 'runs')
         if not os.path.isdir(top):
             continue

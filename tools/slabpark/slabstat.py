@@ -173,7 +173,7 @@ def csv_cell(s: str, last: bool) -> str:
 
 
 def write_json(doc) -> str:
-    """2-space indent, one member a line (what the awk readers take)"""
+    """2-space indent, one member a line"""
     return json.dumps(doc, indent=2, allow_nan=False) + '\n'
 
 
@@ -310,6 +310,10 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
     if not lines or lines[0] != '@slab-dump 1':
         raise Error("%s: not a slab dump (first line is not '@slab-dump 1')"
                     % path)
+    if lines[-1] != '@end':
+        raise Error("%s: truncated: no '@end' line (slab-dump.sh writes it "
+                    "last)" % path)
+    lines.pop()
     s = Snapshot()
     files: Dict[str, List[str]] = {}
     mets: Dict[str, Dict[str, Metric]] = {}

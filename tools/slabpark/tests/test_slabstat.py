@@ -753,9 +753,16 @@ class ErrorTest(SlabstatCase):
         write(broken, '{"slabstat": "delta", "caches": {\n', 0o644)
         self.err(e, 'not valid JSON', 'compare', broken)
         junk = self.fx.p('junk.dump')
-        write(junk, '@slab-dump 1\nnfs_page_test free_slowpath\n', 0o644)
+        write(junk, '@slab-dump 1\nnfs_page_test free_slowpath\n@end\n',
+              0o644)
         self.err(e, r"junk.dump:2: not a 'CACHE ATTR MODE VALUE' line",
                  'diff', junk, self.d('p3'))
+        # a dump cut short (a full disk, a killed dump): refused
+        with open(self.d('p1')) as f:
+            whole = f.read()
+        write(junk, whole[:len(whole) // 2], 0o644)
+        self.err(e, r"junk.dump: truncated: no '@end' line", 'diff', junk,
+                 self.d('p3'))
         write(junk, 'hello\n', 0o644)
         self.err(e, 'not a slab dump', 'diff', junk, self.d('p3'))
         self.err(e, 'cannot read .*nonexistent', 'diff',
