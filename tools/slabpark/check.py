@@ -131,6 +131,23 @@ class Context:
             except subprocess.TimeoutExpired:
                 pass
 
+    @classmethod
+    def child(cls, argv, capture=False, **kw):
+        """subprocess.run(argv, **kw) in a session of its own (stdin
+        /dev/null; CAPTURE: stdout and stderr as text): stopping make
+        check stops it and what it started (make -j's jobs) with _stop"""
+        if capture:
+            kw.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                      text=True, errors='replace')
+        p = cls._popen(argv, **kw)
+        with p:
+            try:
+                out, err = p.communicate()
+            except BaseException:
+                cls._stop(p)
+                raise
+        return subprocess.CompletedProcess(argv, p.returncode, out, err)
+
     def run(self, argv, env=None, check=False, cwd=TOP):
         """Run argv with its output (stdout and stderr) streamed into
         the step; its exit status, or Fail when check and it failed."""

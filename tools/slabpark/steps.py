@@ -257,9 +257,8 @@ def host_case(ctx, work, case):
             env[k] = os.path.join(work, v)
         else:
             env[k] = v.format(work=work)
-    p = subprocess.run([a.format(work=work) for a in argv], env=env,
-                       cwd=check.TOP, stdin=subprocess.DEVNULL,
-                       capture_output=True, text=True, errors='replace')
+    p = check.Context.child([a.format(work=work) for a in argv], env=env,
+                            cwd=check.TOP, capture=True)
     bad = judge(want, regex, p.returncode, p.stdout, p.stderr)
     if not bad and module_loaded():
         bad = ['%s is loaded afterwards' % MODULE]
@@ -302,9 +301,8 @@ def do_host_refusals(ctx):
         if not nobody:
             ctx.result(True, 'not root', 'SKIP needs root and setpriv to run '
                        'as nobody')
-        p = subprocess.run(CHECK_ONLY, env=dict(os.environ, HOST='1'),
-                           cwd=check.TOP, stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True)
+        p = check.Context.child(CHECK_ONLY, env=dict(os.environ, HOST='1'),
+                                cwd=check.TOP, capture=True)
         host = ('this host (%s): meets the prerequisites' % os.uname().release,
                 0, '^slabpark: prerequisites ok', {'HOST': '1'}, CHECK_ONLY)
         if p.returncode:
@@ -542,17 +540,29 @@ def do_series_bisect(ctx):
     wt = os.path.join(cache, 'src', 'bisect-' + ver)
     bdir = os.path.join(cache, 'build', '%s-bisect-base-%s' % (ver, cfghash))
     stamp = os.path.join(bdir, 'slabpark-bisect.ok')
-    if os.path.isfile(stamp) and open(stamp).read().strip() == series:
-        ctx.say('series %s: every patch built with W=1 without new warnings '
-                '(cached)' % series)
-        return
+    os.makedirs(bdir, exist_ok=True)
+    # one bisect at a time in the cache's worktree and build directory;
+    # the lock goes with the file object when this returns
+    lock = open(bdir + '.lock', 'w')
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    if os.path.isfile(stamp):
+        with open(stamp) as f:
+            if f.read().strip() == series:
+                ctx.say('series %s: every patch built with W=1 without new '
+                        'warnings (cached)' % series)
+                return
     git = ['git', '-C', src]
+    # the series this clone applied, not one another clone applied since
+    tip = ctx.capture(git + ['rev-parse', 'slabpark'])
+    if ctx.capture(git + ['config', '--get', 'branch.slabpark.'
+                          'slabparkSeries'], check=False) != series:
+        raise check.Fail('the tree\'s series branch is not series %s: '
+                         'another clone applied its own; run again' % series)
     if not os.path.exists(os.path.join(wt, '.git')):
         shutil.rmtree(wt, ignore_errors=True)
         ctx.run(git + ['worktree', 'prune'], check=True)
         ctx.run(git + ['worktree', 'add', '-q', '--detach', wt, 'base'],
                 check=True)
-    os.makedirs(bdir, exist_ok=True)
     make = ['make', '-C', wt, 'O=' + bdir, 'ARCH=x86_64', '-j' + jobs, 'W=1']
     env = dict(os.environ, **dict(v.split('=', 1) for v in ccache))
     if ccache:
@@ -561,7 +571,7 @@ def do_series_bisect(ctx):
                 os.path.join(bdir, 'slabpark.fragment'))
     base = ctx.capture(git + ['rev-parse', 'base'])
     commits = ctx.capture(git + ['rev-list', '--reverse',
-                                 'base..slabpark']).split()
+                                 'base..' + tip]).split()
     prev = None
     for i, c in enumerate([base] + commits):
         subj = ctx.capture(git + ['log', '-1', '--format=%s', c])
@@ -576,9 +586,9 @@ def do_series_bisect(ctx):
                                                    len(commits), subj))
         # -k: an error is in the warning list too
         with open(log, 'w') as f:
-            rc = subprocess.run(make + ['-k', 'mm/'], stdout=f,
-                                stderr=subprocess.STDOUT, env=env,
-                                stdin=subprocess.DEVNULL).returncode
+            rc = check.Context.child(make + ['-k', 'mm/'], stdout=f,
+                                     stderr=subprocess.STDOUT,
+                                     env=env).returncode
         with open(log, errors='replace') as f:
             text = f.read()
         cur = warnings_of(text)
@@ -606,9 +616,8 @@ def logged(ctx, argv, log, env=None, cwd=None):
     """Run argv with its output into LOG; Fail naming the log, with its
     last lines, when it fails."""
     with open(log, 'a') as f:
-        rc = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT,
-                            env=env, cwd=cwd,
-                            stdin=subprocess.DEVNULL).returncode
+        rc = check.Context.child(argv, stdout=f, stderr=subprocess.STDOUT,
+                                 env=env, cwd=cwd).returncode
     if rc:
         with open(log, errors='replace') as f:
             for t in f.read().splitlines()[-20:]:
@@ -670,9 +679,18 @@ def do_kselftest_intree(ctx):
         os.makedirs(inst)
         log = os.path.join(out, 'log')
         ksft = os.path.join(tree, 'tools/testing/selftests')
-        ctx.run(['sh', '-c', 'git -C "$1" archive HEAD -- tools/testing/'
-                 'selftests scripts/subarch.include | tar -x -C "$2"', '-',
-                 src, tree], check=True)
+        parts = ('tools/testing/selftests', 'scripts/subarch.include')
+        if check.Context.child(['git', '-C', src, 'rev-parse', '--verify',
+                                '-q', 'HEAD'], capture=True).returncode:
+            # KSRC that is not a git tree: its files as they are
+            shutil.copytree(os.path.join(src, parts[0]),
+                            os.path.join(tree, parts[0]), symlinks=True)
+            os.makedirs(os.path.join(tree, 'scripts'))
+            shutil.copy2(os.path.join(src, parts[1]),
+                         os.path.join(tree, parts[1]))
+        else:
+            ctx.run(['sh', '-c', 'git -C "$1" archive HEAD -- "$3" "$4" | '
+                     'tar -x -C "$2"', '-', src, tree, *parts], check=True)
         # cp -r, links as links; a fresh checkout's files, no build outputs
         park = os.path.join(ksft, 'slub_park')
         shutil.copytree(os.path.join(check.TOP, 'selftests/slub_park'), park,
@@ -713,10 +731,10 @@ def do_kselftest_intree(ctx):
         intree_result(ctx, bad, 'build', 'slub_stress.ko (vermagic %s), '
                       'slub_park_sysfs (static)' % release)
 
-        p = subprocess.run(['make', '-s', '-C', ksft, 'TARGETS=slub_park',
-                            'O=' + bdir, 'KDIR=%s/not-a-kernel' % out],
-                           env=env, capture_output=True, text=True,
-                           stdin=subprocess.DEVNULL)
+        p = check.Context.child(['make', '-s', '-C', ksft,
+                                 'TARGETS=slub_park', 'O=' + bdir,
+                                 'KDIR=%s/not-a-kernel' % out],
+                                env=env, capture=True)
         refusal = [t for t in (p.stdout + p.stderr).splitlines()
                    if re.search('slub_park: KDIR=.* differs from O=', t)]
         intree_result(ctx, [] if p.returncode and len(refusal) == 1 else

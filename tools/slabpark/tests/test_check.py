@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 import unittest
+from unittest import mock
 
 from slabpark import check, ktap, steps
 
@@ -753,6 +754,67 @@ class BuildStepsTest(unittest.TestCase):
                      ('NO_SHEAVES', 'yes'), ('NODES', 'x')):
             with self.assertRaisesRegex(ValueError, '^%s=%s: must be ' % (k, v)):
                 steps.soak_settings({k: v})
+
+    def test_child_stopped_with_its_jobs(self):
+        """a step's child stopped by make check's stop (SIGTERM as
+        KeyboardInterrupt) takes what it started with it (make -j's jobs)"""
+        tag = 'sleep 30.%d' % os.getpid()
+
+        def interrupt(sig, frame):
+            raise KeyboardInterrupt
+        old = signal.signal(signal.SIGALRM, interrupt)
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0.5)
+            with self.assertRaises(KeyboardInterrupt):
+                check.Context.child(['sh', '-c', '%s & %s' % (tag, tag)])
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+        time.sleep(0.2)
+        left = [p for p in os.listdir('/proc') if p.isdigit()
+                and self._cmdline(p) == tag.replace(' ', '\0') + '\0']
+        for p in left:
+            os.kill(int(p), signal.SIGKILL)
+        self.assertEqual(left, [])
+
+    @staticmethod
+    def _cmdline(pid):
+        try:
+            with open('/proc/%s/cmdline' % pid) as f:
+                return f.read()
+        except OSError:
+            return ''
+
+    def test_bisect_refuses_another_clones_series(self):
+        """series-bisect builds the series this clone applied: when the
+        tree's series branch has another series (another clone applied
+        its own after this one's apply), it fails instead of stamping"""
+        class Ctx:
+            def __init__(self):
+                self.ran = []
+
+            def run(self, argv, **kw):
+                self.ran.append(argv)
+                return 0
+
+            def capture(self, argv, check=True, **kw):
+                self.ran.append(argv)
+                if argv[-1] == 'branch.slabpark.slabparkSeries':
+                    return 'another0series'
+                return 'abc123' if 'rev-parse' in argv else '7.3.4'
+
+            def say(self, msg):
+                pass
+        ctx = Ctx()
+        with tempfile.TemporaryDirectory() as cache, \
+                mock.patch.dict(os.environ, SLABPARK_CACHE=cache), \
+                mock.patch.object(check, 'kernel_src', lambda c: '/src'), \
+                mock.patch.object(steps, 'lib_sh',
+                                  lambda c, *a: ['ours0series', 'cfg', '2']):
+            with self.assertRaisesRegex(check.Fail, 'is not series '
+                                        'ours0series: another clone'):
+                steps.do_series_bisect(ctx)
+        self.assertFalse(any('rev-list' in a for a in ctx.ran))
 
     def test_subtest_directive(self):
         lines = []
