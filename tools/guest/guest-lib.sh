@@ -52,9 +52,9 @@
 #                      suite's own ok / not ok); prints the case lines
 #   kunit_park_expect FILE
 #                      the slab parking cases of a saved slub_test KTAP
-#                      against KUNIT_PARK_NAMES: each reported and passed;
-#                      the skips allowed are those of KUNIT_PARK_RCU_SKIPS
-#                      on a kernel with CONFIG_SLUB_RCU_DEBUG (kconfig),
+#                      against KUNIT_PARK_TABLE: each reported and passed;
+#                      the skips allowed are those its SKIPS column marks
+#                      rcu, on a kernel with CONFIG_SLUB_RCU_DEBUG (kconfig),
 #                      which delays their frees; calls bad on a
 #                      violation; sets KUNIT_PARK_WANT (the passes due)
 #   check_after_run WHAT OBJECTS_BEFORE
@@ -508,17 +508,42 @@ ksft_expect() {
 }
 
 KUNIT_RES=/sys/kernel/debug/kunit/slub_test/results
-# the slab parking cases of slub_kunit (patch 6 of the series); the last
-# needs CONFIG_TRACEPOINTS and skips under CONFIG_SLUB_RCU_DEBUG
-KUNIT_PARK_NAMES="test_park_full_slab test_park_frees_keep_parked
-test_park_alloc_unparks test_park_bulk_alloc_unparks
-test_park_empty_min_partial test_park_counts_for_min_partial test_park_shrink
-test_park_destroy test_park_leak_destroy test_park_work_unparks
-test_park_uncontended test_park_free_under_timer_lock"
-KUNIT_PARK_CASES=$(echo "$KUNIT_PARK_NAMES" | wc -w)	# 12
-# The cases that skip with CONFIG_SLUB_RCU_DEBUG (their SLAB_TYPESAFE_BY_RCU
-# frees, which skip the KASAN quarantine otherwise, go through RCU then)
-KUNIT_PARK_RCU_SKIPS="test_park_work_unparks test_park_free_under_timer_lock"
+# The slab parking cases of slub_kunit (patch 6 of the series), in suite
+# order, and what each expects:
+#   BREAKS   the slub_break_parking= bits under which it fails (the break
+#            kernel, tools/kernel/bench-patches/break-parking.patch, whose
+#            header says what each bit breaks; guest-kunit-mutants.sh)
+#   NOT_RUN  the bits under which it is not run: without parking the free
+#            under the timer base lock takes the list_lock, a spinlock_t
+#            under a raw spinlock (lockdep: "Invalid wait context"); with
+#            the work armed from the free path it deadlocks there
+#   SKIPS    rcu: it skips with CONFIG_SLUB_RCU_DEBUG (its
+#            SLAB_TYPESAFE_BY_RCU frees, which skip the KASAN quarantine
+#            otherwise, go through RCU then)
+# CASE                             BREAKS  NOT_RUN  SKIPS
+KUNIT_PARK_TABLE='
+test_park_full_slab                1       -        -
+test_park_frees_keep_parked        1       -        -
+test_park_alloc_unparks            1,2     -        -
+test_park_bulk_alloc_unparks       1,2     -        -
+test_park_empty_min_partial        1,2,4   -        -
+test_park_counts_for_min_partial   1,2,32  -        -
+test_park_shrink                   1,8     -        -
+test_park_destroy                  1,16    -        -
+test_park_leak_destroy             1,16    -        -
+test_park_work_unparks             1,64    -        rcu
+test_park_uncontended              -       -        -
+test_park_free_under_timer_lock    -       1,64     rcu
+'
+# kunit_park_with COLUMN VALUE: the cases whose COLUMN (2 BREAKS, 3 NOT_RUN,
+# 4 SKIPS) lists VALUE, on one line
+kunit_park_with() {
+	echo "$KUNIT_PARK_TABLE" | awk -v c="$1" -v v="$2" '
+		NF { n = split($c, w, ","); for (i = 1; i <= n; i++) if (w[i] == v) l = l (l == "" ? "" : " ") $1 }
+		END { print l }'
+}
+KUNIT_PARK_NAMES=$(echo "$KUNIT_PARK_TABLE" | awk 'NF { print $1 }')
+KUNIT_PARK_CASES=$(echo "$KUNIT_PARK_NAMES" | wc -w)
 kunit_results() {
 	# Case lines are the indented "ok N name" / "not ok N name" of the
 	# suite's subtest; the unindented line is the suite itself.
@@ -538,6 +563,7 @@ KUNIT_PARK_WANT=$KUNIT_PARK_CASES
 kunit_park_expect() {
 	KUNIT_PARK_WANT=$KUNIT_PARK_CASES
 	kp_rcu=$(kconfig SLUB_RCU_DEBUG) || kp_rcu="unknown, no $KCONFIG"
+	kp_rcu_skips=$(kunit_park_with 4 rcu)
 	for kp_c in $KUNIT_PARK_NAMES; do
 		kp_l=$(grep -E "^[ 	]+(not )?ok [0-9]+ $kp_c( |\$)" "$1")
 		case "$kp_l" in
@@ -546,7 +572,7 @@ kunit_park_expect() {
 		*"not ok "*)
 			bad "kunit: $kp_c failed" ;;
 		*"# SKIP"*)
-			if [ "$kp_rcu" = y ] && case " $KUNIT_PARK_RCU_SKIPS " in *" $kp_c "*) true ;; *) false ;; esac; then
+			if [ "$kp_rcu" = y ] && case " $kp_rcu_skips " in *" $kp_c "*) true ;; *) false ;; esac; then
 				case "$kp_l" in
 				*SLUB_RCU_DEBUG*)
 					KUNIT_PARK_WANT=$((KUNIT_PARK_WANT - 1))
@@ -562,7 +588,7 @@ kunit_park_expect() {
 	while read -r kp_c; do
 		case " $(echo "$KUNIT_PARK_NAMES" | tr '\n' ' ') " in
 		*" $kp_c "*) ;;
-		*) bad "kunit: unknown parking case $kp_c (not in KUNIT_PARK_NAMES of guest-lib.sh)" ;;
+		*) bad "kunit: unknown parking case $kp_c (not in KUNIT_PARK_TABLE of guest-lib.sh)" ;;
 		esac
 	done <"$OUT/kunit-park-cases"
 }
