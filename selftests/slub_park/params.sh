@@ -53,127 +53,21 @@ count_cases() {
 	fuzz_cases "$1" | grep -c .
 }
 
-# The load cases of param_fuzz.txt: a refused insmod leaves nothing loaded,
-# fails with EINVAL where the case says so, and a pr_err names the
-# parameter; an accepted one (ok) loads, then unloads.
+# The load cases of param_fuzz.txt, checked by slub_park_params (exact
+# errno, the module gone after a refusal or an unload, a kernel message
+# naming the parameter): each after the chosen nodes (placement=local too
+# with fewer than two), which its own parameters override.  With one node,
+# cross and balanced are refused for the placement itself.
 t_bad_params_load() {
 	if mod_loaded; then
 		diag "module already loaded"
 		return 1
 	fi
-	if [ -z "$(fuzz_cases load)" ]; then
-		diag "no load cases in $FUZZ_CASES"
-		return 1
-	fi
-	ok=0
-	: > "$TMP/refused"
-	diag "$(count_cases load) load cases"
-	while read -r expect names params; do
-		[ -n "$expect" ] || continue
-		bp_slab=$SLAB
-		case " $params " in
-		*" cache_name="*)
-			bp_slab=${params#*cache_name=}
-			bp_slab=${bp_slab%% *}
-			# cache_name= (empty): no directory to look for
-			bp_slab=${bp_slab:+/sys/kernel/slab/$bp_slab} ;;
-		esac
-		case " $params " in
-		*" placement="*)
-			# With one node, cross and balanced are refused for the
-			# placement itself.
-			case "$NR_RUN_NODES:$params" in
-			[01]:*placement=cross*|[01]:*placement=balanced*)
-				names="$names|placement|free_node" ;;
-			esac ;;
-		esac
-		# the chosen nodes first (placement=local too with fewer
-		# than two), overridden by the case's own
-		params="$NODE_ARGS $params"
-		# run_test checks the whole test for splats
-		canary nowait
-		# shellcheck disable=SC2086
-		if ld_err=$(insmod "$KO" $params < /dev/null 2>&1); then
-			if [ "$expect" != ok ]; then
-				diag "insmod $params: accepted, expected a refusal ($expect)"
-				ok=1
-			elif [ -n "$bp_slab" ] && [ ! -d "$bp_slab" ]; then
-				diag "insmod $params: loaded without $bp_slab"
-				ok=1
-			fi
-			unload || ok=1
-			if [ -n "$bp_slab" ] && [ -d "$bp_slab" ]; then
-				diag "insmod $params: $bp_slab is left after rmmod"
-				ok=1
-			fi
-			continue
-		fi
-		if [ "$expect" = ok ]; then
-			diag "insmod $params: '$ld_err', expected it to load"
-			ok=1
-			continue
-		fi
-		if mod_loaded || { [ -n "$bp_slab" ] && [ -d "$bp_slab" ]; }; then
-			diag "insmod $params failed but left the module or $bp_slab behind"
-			ok=1
-			continue
-		fi
-		# busybox prints strerror(); kmod's insmod "Invalid parameters"
-		case "$expect:$ld_err" in
-		einval:*"nvalid argument"*|einval:*"nvalid parameters"*|fail:*) ;;
-		*)
-			diag "insmod $params: '$ld_err', expected Invalid argument"
-			ok=1 ;;
-		esac
-		# the pr_err is checked below, from one read of dmesg
-		echo "$CANARY	$names	$params" >> "$TMP/refused"
-	done <<EOF
-$(fuzz_cases load)
-EOF
-	[ -s "$TMP/refused" ] || return "$ok"
-	dmesg > "$TMP/dmesg.load"
-	bp_bad=$(unnamed_refusals "$TMP/refused" "$TMP/dmesg.load")
-	if [ -n "$bp_bad" ]; then
-		echo "$bp_bad" | sed 's/^/# /'
-		ok=1
-	fi
-	return "$ok"
-}
-
-# unnamed_refusals CASES DMESG: the refused load cases (lines "CANARY<tab>
-# NAMES<tab>PARAMS") that no module message after their canary, up to the
-# next one, names (one of the '|'-separated NAMES), a line each; a case
-# whose canary is not in DMESG (the log wrapped) is one too.
-unnamed_refusals() {
-	awk -F'\t' -v mod="$MOD" '
-		FNR == NR { names[$1] = $2; params[$1] = $3; order[++n] = $1; next }
-		{
-			line = $0
-			sub(/^\[[^]]*\] /, "", line)
-			if (index(line, "slub_park kselftest canary ") == 1) {
-				cur = (line in names) ? line : ""
-				if (cur != "") seen[cur] = 1
-				next
-			}
-			if (cur != "" && index(line, mod))
-				msgs[cur] = msgs[cur] line "|"
-		}
-		END {
-			for (i = 1; i <= n; i++) {
-				c = order[i]
-				if (!(c in seen)) {
-					print "insmod " params[c] ": its canary is not in dmesg (log wrapped?)"
-					continue
-				}
-				k = split(names[c], nm, "|")
-				found = 0
-				for (j = 1; j <= k; j++)
-					if (index(msgs[c], nm[j]))
-						found = 1
-				if (!found)
-					print "insmod " params[c] ": no pr_err naming \047" names[c] "\047; got: " msgs[c]
-			}
-		}' "$1" "$2"
+	fuzz_cases load | awk -v nodes="$NODE_ARGS" -v one=$((NR_RUN_NODES < 2)) '
+		NF { if (one && (index($0, "placement=cross") || index($0, "placement=balanced")))
+			$2 = $2 "|placement|free_node"
+		     $2 = $2 " " nodes; print }' |
+		"$PARAMS_BIN" load "$KO" "$MOD" "$CACHE"
 }
 
 # fuzz_combo WHAT FILE VALUE...: writing the values in turn, or then
@@ -219,42 +113,13 @@ fuzz_combo() {
 }
 
 # The write, combo and busy cases of param_fuzz.txt: refused writes get
-# -EINVAL and change nothing, inconsistent combinations cannot start a run,
-# writes while a run is active get -EBUSY; stop ends a run with state
-# 'stopped'.
+# their errno and change nothing (slub_park_params), inconsistent
+# combinations cannot start a run, writes while a run is active get -EBUSY;
+# stop ends a run with state 'stopped'.
 t_debugfs_params() {
-	if [ -z "$(fuzz_cases write)" ] || [ -z "$(fuzz_cases busy)" ]; then
-		diag "no write or busy cases in $FUZZ_CASES"
-		return 1
-	fi
 	ok=0
 	diag "$(count_cases write) write, $(count_cases combo) combo, $(count_cases busy) busy cases"
-	while read -r expect file val; do
-		[ -n "$expect" ] || continue
-		# run and stop are write-only
-		before=$(cat "$DBG/$file" 2>/dev/null)
-		if write_file "$DBG/$file" "$val"; then
-			if [ "$expect" != ok ]; then
-				diag "writing '$val' to $file succeeded, expected $expect"
-				ok=1
-			elif [ "$(cat "$DBG/$file")" != "$val" ]; then
-				diag "$file reads '$(cat "$DBG/$file")' after writing '$val'"
-				ok=1
-			fi
-			continue
-		fi
-		case "$expect:$WERR" in
-		einval:*"Invalid argument"*|fail:*) ;;
-		*) diag "writing '$val' to $file: got '$WERR', expected $expect"; ok=1 ;;
-		esac
-		after=$(cat "$DBG/$file" 2>/dev/null)
-		if [ "$before" != "$after" ]; then
-			diag "$file changed from '$before' to '$after' by a refused write"
-			ok=1
-		fi
-	done <<EOF
-$(fuzz_cases write)
-EOF
+	fuzz_cases write | "$PARAMS_BIN" write "$DBG" || ok=1
 	while read -r _ what pairs; do
 		[ -n "$what" ] || continue
 		# shellcheck disable=SC2086
@@ -272,17 +137,11 @@ EOF
 	fi
 	st=$(cat "$DBG/status")
 	[ "$st" = running ] || { diag "status '$st' right after start, expected 'running'"; ok=1; }
-	while read -r _ file _; do
-		[ -n "$file" ] || continue
-		if [ "$file" = run ]; then
-			val=1
-		else
-			val=$(cat "$DBG/$file")
-		fi
-		expect_write_err "$DBG/$file" "$val" "busy" || ok=1
-	done <<EOF
-$(fuzz_cases busy)
-EOF
+	# each file's value now (1 for run, which is write-only)
+	fuzz_cases busy | while read -r expect file _; do
+		[ "$file" = run ] && echo "$expect run 1" && continue
+		echo "$expect $file $(cat "$DBG/$file")"
+	done | "$PARAMS_BIN" write "$DBG" || ok=1
 	nap 0.2
 	if ! write_file "$DBG/stop" 1; then
 		diag "stop: $WERR"

@@ -56,6 +56,7 @@ DBG=/sys/kernel/debug/$MOD
 # trylock fails, 2 always) and parked (the slabs parked now, one number).
 PARKDIR=/sys/kernel/debug/slab/$CACHE
 SYSFS_BIN=$SCRIPT_DIR/slub_park_sysfs
+PARAMS_BIN=$SCRIPT_DIR/slub_park_params
 TMP=
 KO=
 CANARY=
@@ -122,19 +123,6 @@ finish() {
 # --------------------------------------------------------------------------
 # Small helpers.
 
-# expect_write_err PATH VALUE ERRTEXT: the write must fail with ERRTEXT.
-expect_write_err() {
-	if write_file "$1" "$2"; then
-		diag "writing '$2' to $1 succeeded, expected '$3'"
-		return 1
-	fi
-	case "$WERR" in
-	*"$3"*) return 0 ;;
-	esac
-	diag "writing '$2' to $1: got '$WERR', expected '$3'"
-	return 1
-}
-
 stat_sum() {
 	sum_of "$SLAB/$1"
 }
@@ -161,15 +149,11 @@ cmp_dec() {
 # --------------------------------------------------------------------------
 # dmesg canary (tools/testing/selftests/livepatch/functions.sh pattern).
 
-# canary [nowait]: log a new marker and wait until dmesg shows it; with
-# nowait, do not read dmesg back (a write to /dev/kmsg is in the log when
-# it returns; the check is for the first one of a test, and a whole dmesg
-# read costs much under KASAN and TCG, where the fuzz cases run).
+# canary: log a new marker and wait until dmesg shows it.
 canary() {
 	SEQ=$((SEQ + 1))
 	CANARY="slub_park kselftest canary $$.$SEQ.$(date +%s)"
 	echo "$CANARY" > /dev/kmsg
-	[ "${1:-}" = nowait ] && return 0
 	loop_until 51 canary_seen || { diag "canary not visible in dmesg: $CANARY"; return 1; }
 }
 
@@ -598,10 +582,11 @@ main() {
 	fi
 	load_ktap
 	load_splat_re "$SCRIPT_DIR" || exit 1
-	if [ ! -r "$FUZZ_CASES" ]; then
-		echo "Error: $FUZZ_CASES is missing (install it with the test)" >&2
+	for f in "$FUZZ_CASES" "$PARAMS_BIN"; do
+		[ -r "$f" ] && continue
+		echo "Error: $f is missing (build and install it with the test)" >&2
 		exit 1
-	fi
+	done
 	case "$MODE" in
 	help|-h|--help)
 		find_module > /dev/null 2>&1

@@ -135,7 +135,7 @@ if ! (cd "$ksft" && MAKEFLAGS='TARGETS=slub_park USERLDFLAGS=-static' KBUILD_OUT
 	sp_die "kselftest_install.sh $inst failed (log: $log)"
 fi
 for f in run_kselftest.sh kselftest/runner.sh kselftest/ktap_helpers.sh kselftest-list.txt \
-	slub_park/ksft_slub_park.sh slub_park/slub_park.sh slub_park/slub_park_lib.sh slub_park/{runs,parking,lifecycle,params}.sh \
+	slub_park/ksft_slub_park.sh slub_park/slub_park.sh slub_park/slub_park_lib.sh slub_park/{runs,parking,lifecycle,params}.sh slub_park/slub_park_params \
 	slub_park/slub_park_sysfs slub_park/settings slub_park/config slub_park/splat.ere \
 	slub_park/param_fuzz.txt slub_park/slub_stress/slub_stress.ko; do
 	[ -e "$inst/$f" ] || sp_die "kselftest_install.sh left no $inst/$f"
