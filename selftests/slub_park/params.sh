@@ -70,63 +70,15 @@ t_bad_params_load() {
 		"$PARAMS_BIN" load "$KO" "$MOD" "$CACHE"
 }
 
-# fuzz_combo WHAT FILE VALUE...: writing the values in turn, or then
-# starting a run, is refused with EINVAL; the files get their values back.
-fuzz_combo() {
-	fc_what=$1
-	shift
-	fc_ok=0
-	fc_refused=0
-	fc_old=
-	while [ $# -ge 2 ]; do
-		fc_old="$fc_old $1 $(cat "$DBG/$1")"
-		if ! write_file "$DBG/$1" "$2"; then
-			case "$WERR" in
-			*"Invalid argument"*) ;;
-			*) diag "$fc_what: writing '$2' to $1: '$WERR'"; fc_ok=1 ;;
-			esac
-			fc_refused=1
-			break
-		fi
-		shift 2
-	done
-	if [ "$fc_refused" -eq 0 ]; then
-		if write_file "$DBG/run" 1; then
-			diag "$fc_what: a run started, expected Invalid argument"
-			fc_ok=1
-			write_file "$DBG/stop" 1
-			cat "$DBG/wait" > /dev/null
-		else
-			case "$WERR" in
-			*"Invalid argument"*) ;;
-			*) diag "$fc_what: run: '$WERR', expected Invalid argument"; fc_ok=1 ;;
-			esac
-		fi
-	fi
-	# shellcheck disable=SC2086
-	set -- $fc_old
-	while [ $# -ge 2 ]; do
-		write_file "$DBG/$1" "$2" || { diag "$fc_what: cannot put back $1 $2: $WERR"; fc_ok=1; }
-		shift 2
-	done
-	return "$fc_ok"
-}
-
-# The write, combo and busy cases of param_fuzz.txt: refused writes get
-# their errno and change nothing (slub_park_params), inconsistent
-# combinations cannot start a run, writes while a run is active get -EBUSY;
-# stop ends a run with state 'stopped'.
+# The write, combo and busy cases of param_fuzz.txt, checked by
+# slub_park_params: refused writes get their errno and change nothing,
+# inconsistent combinations cannot start a run, writes while a run is
+# active get -EBUSY; then stop ends the run with state 'stopped'.
 t_debugfs_params() {
 	ok=0
 	diag "$(count_cases write) write, $(count_cases combo) combo, $(count_cases busy) busy cases"
 	fuzz_cases write | "$PARAMS_BIN" write "$DBG" || ok=1
-	while read -r _ what pairs; do
-		[ -n "$what" ] || continue
-		# shellcheck disable=SC2086
-		fuzz_combo "$what" $pairs || ok=1
-	done <<EOF
-$(fuzz_cases combo)
-EOF
+	fuzz_cases combo | "$PARAMS_BIN" combo "$DBG" || ok=1
 	# EBUSY while running, then stop.
 	write_file "$DBG/placement" local || { diag "placement=local: $WERR"; return 1; }
 	write_file "$DBG/alloc_node" "$NODE_A"

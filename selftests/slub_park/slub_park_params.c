@@ -13,6 +13,10 @@
  *   slub_park_params write DIR               lines "EXPECT FILE VALUE"
  *	writing VALUE to DIR/FILE must give EXPECT.  Accepted: FILE reads
  *	back VALUE.  Refused: FILE reads as before (unless write-only).
+ *   slub_park_params combo DIR               lines "EXPECT WHAT FILE VALUE..."
+ *	the (at most 8) FILE VALUE pairs written in turn: the first refused
+ *	write, or when none is the start of a run (DIR/run), must give
+ *	EXPECT; the files get their values back.
  *
  * EXPECT: ok, einval, erange or ebusy.  Prints a "# " line for each case
  * that does not hold, then "# N CMD cases, M failed"; exits 0 when all
@@ -147,19 +151,30 @@ static int load_case(int ko, const char *mod, const char *cache, int want,
 	return bad;
 }
 
-/* One write case; 0 when it held. */
-static int write_case(const char *dir, int want, const char *file, const char *val)
+/* Write @val to @dir/@file; 0 or the errno.  @before: what it read first. */
+static int write_val(const char *dir, const char *file, const char *val,
+		     char *before, size_t len)
 {
-	char path[512], before[256], after[256];
+	char path[512];
 	int fd, err = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	read_line(path, before, sizeof(before));
+	read_line(path, before, len);
 	fd = open(path, O_WRONLY);
 	if (fd < 0 || write(fd, val, strlen(val)) < 0)
 		err = errno;
 	if (fd >= 0)
 		close(fd);
+	return err;
+}
+
+/* One write case; 0 when it held. */
+static int write_case(const char *dir, int want, const char *file, const char *val)
+{
+	char before[256], after[256], path[512];
+	int err = write_val(dir, file, val, before, sizeof(before));
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	read_line(path, after, sizeof(after));
 	if (err != want) {
 		printf("# write '%s' to %s: %s, expected %s\n", val, file, errname(err),
@@ -177,22 +192,70 @@ static int write_case(const char *dir, int want, const char *file, const char *v
 	return 0;
 }
 
+/*
+ * One combo case: "FILE VALUE..." pairs written in turn; the first refused
+ * write, or when none is the start of a run, must give @want.  The files
+ * get their values back.  0 when it held.
+ */
+static int combo_case(const char *dir, int want, const char *what, char *pairs)
+{
+	char *file[8], *val[8], old[8][256], scratch[256], state[64], *save;
+	const char *at = "";
+	int n = 0, i, err = 0, bad = 0;
+
+	for (char *w = strtok_r(pairs, " ", &save); w; n++) {
+		file[n] = w;
+		val[n] = strtok_r(NULL, " ", &save);
+		if (!val[n] || n == 7) {
+			fprintf(stderr, "slub_park_params: combo %s: %s\n", what,
+				val[n] ? "more than 8 pairs" : "a FILE without a VALUE");
+			exit(2);
+		}
+		w = strtok_r(NULL, " ", &save);
+	}
+	for (i = 0; i < n && !err; i++)
+		err = write_val(dir, file[i], val[i], old[i], sizeof(old[i]));
+	if (!err) {
+		at = "run: ";
+		err = write_val(dir, "run", "1", scratch, sizeof(scratch));
+		if (!err) {	/* started: stop it, wait for its end */
+			write_val(dir, "stop", "1", scratch, sizeof(scratch));
+			snprintf(scratch, sizeof(scratch), "%s/wait", dir);
+			read_line(scratch, state, sizeof(state));
+		}
+	}
+	if (err != want) {
+		printf("# combo %s: %s%s, expected %s\n", what, at, errname(err), errname(want));
+		bad = 1;
+	}
+	while (i-- > 0) {
+		err = write_val(dir, file[i], old[i], scratch, sizeof(scratch));
+		if (err) {
+			printf("# combo %s: cannot put back %s %s: %s\n", what, file[i], old[i],
+			       strerror(err));
+			bad = 1;
+		}
+	}
+	return bad;
+}
+
 static void bad_usage(void)
 {
 	fprintf(stderr, "usage: slub_park_params load KO MODULE CACHE < cases\n"
-			"       slub_park_params write DIR < cases\n");
+			"       slub_park_params write|combo DIR < cases\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	char line[LINE_MAX_LEN], expect[32], names[256];
-	int load, ko = -1, n = 0, failed = 0, off = 0;
+	int load, combo, ko = -1, n = 0, failed = 0, off = 0;
 
 	if (argc < 2)
 		bad_usage();
 	load = !strcmp(argv[1], "load");
-	if (load ? argc != 5 : argc != 3 || strcmp(argv[1], "write"))
+	combo = !strcmp(argv[1], "combo");
+	if (load ? argc != 5 : argc != 3 || (!combo && strcmp(argv[1], "write")))
 		bad_usage();
 	if (load) {
 		ko = open(argv[2], O_RDONLY | O_CLOEXEC);
@@ -206,14 +269,17 @@ int main(int argc, char **argv)
 		if (sscanf(line, " %31s %255s %n", expect, names, &off) < 2) {
 			if (strspn(line, " \t") == strlen(line))
 				continue;
-			fprintf(stderr, "slub_park_params: bad case '%s' (EXPECT %s)\n",
-				line, load ? "NAMES PARAM..." : "FILE VALUE");
+			fprintf(stderr, "slub_park_params: bad case '%s' (EXPECT %s)\n", line,
+				load ? "NAMES PARAM..." :
+				combo ? "WHAT FILE VALUE..." : "FILE VALUE");
 			return 2;
 		}
 		n++;
 		if (load)
 			failed += load_case(ko, argv[3], argv[4], expect_errno(expect),
 					    names, line + off);
+		else if (combo)
+			failed += combo_case(argv[2], expect_errno(expect), names, line + off);
 		else
 			failed += write_case(argv[2], expect_errno(expect), names, line + off);
 	}
