@@ -21,9 +21,7 @@ t_destroy_parked() {
 	else
 		set -- placement=local
 	fi
-	for kv in "$@" duration_ms="$PARK_DUR_MS"; do
-		write_file "$DBG/${kv%%=*}" "${kv#*=}" || { diag "cannot set $kv: $WERR"; return 1; }
-	done
+	set_params destroy_parked "$@" duration_ms="$PARK_DUR_MS" || return 1
 	clear_stats
 	PARK_OLD=	# the cache goes away with the module
 	# canary first, so that rmmod follows the end of the run at once

@@ -80,9 +80,7 @@ t_debugfs_params() {
 	fuzz_cases write | "$PARAMS_BIN" write "$DBG" || ok=1
 	fuzz_cases combo | "$PARAMS_BIN" combo "$DBG" || ok=1
 	# EBUSY while running, then stop.
-	write_file "$DBG/placement" local || { diag "placement=local: $WERR"; return 1; }
-	write_file "$DBG/alloc_node" "$NODE_A"
-	write_file "$DBG/duration_ms" 60000 || { diag "duration_ms=60000: $WERR"; return 1; }
+	set_params debugfs_params placement=local alloc_node="$NODE_A" duration_ms=60000 || return 1
 	if ! write_file "$DBG/run" 1; then
 		diag "cannot start a run: $WERR"
 		return 1

@@ -44,10 +44,8 @@ park_burst() {
 	while [ "$pb_try" -lt "$BURST_TRIES" ]; do
 		pb_try=$((pb_try + 1))
 		clear_stats	# the counters below are the last burst's
-		for kv in placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
-			  threads=0 batch=1 inflight=4096 duration_ms=500; do
-			write_file "$DBG/${kv%%=*}" "${kv#*=}" || { diag "$1: cannot set $kv: $WERR"; return 1; }
-		done
+		set_params "$1" placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+			threads=0 batch=1 inflight=4096 duration_ms=500 || return 1
 		write_file "$DBG/run" 1 || { diag "$1: cannot start a burst: $WERR"; return 1; }
 		cat "$DBG/wait" > /dev/null || return 1
 		BURST_PARKED=$(parked_now)
@@ -262,9 +260,7 @@ fp_steps() {
 	do_run "fp$fp_mode" placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
 		threads=0 batch=1 inflight="$FP_INFLIGHT" duration_ms="$PARK_DUR_MS" || return 1
 	# at once: the unpark work runs 100 ms after the first park
-	for kv in inflight=4 duration_ms=1; do
-		write_file "$DBG/${kv%%=*}" "${kv#*=}" || { diag "cannot set $kv: $WERR"; return 1; }
-	done
+	set_params "fp${fp_mode}short" inflight=4 duration_ms=1 || return 1
 	write_file "$DBG/run" 1 || { diag "cannot start the short run: $WERR"; return 1; }
 	cat "$DBG/wait" > /dev/null || return 1
 	cat "$DBG/results" > "$TMP/fp${fp_mode}short.res"

@@ -25,6 +25,18 @@ clear_stats() {
 	clear_stat_files "$SLAB"
 }
 
+# set_params WHO KEY=VALUE...: write each VALUE to the module's debugfs
+# file KEY, in turn; a failure says so, for WHO
+set_params() {
+	sp_who=$1
+	shift
+	for sp_kv in "$@"; do
+		write_file "$DBG/${sp_kv%%=*}" "${sp_kv#*=}" && continue
+		diag "$sp_who: cannot set $sp_kv: $WERR"
+		return 1
+	done
+}
+
 # do_run NAME key=val...: set run parameters through debugfs, clear the
 # stat counters, run to completion; results in $TMP/NAME.res, stat sums in
 # $TMP/NAME.stats.  Returns 1 when the run could not be done.  With
@@ -36,12 +48,7 @@ DR_SHRINK=0
 do_run() {
 	dr_name=$1
 	shift
-	for dr_kv in "$@"; do
-		if ! write_file "$DBG/${dr_kv%%=*}" "${dr_kv#*=}"; then
-			diag "$dr_name: cannot set $dr_kv: $WERR"
-			return 1
-		fi
-	done
+	set_params "$dr_name" "$@" || return 1
 	clear_stats
 	if ! write_file "$DBG/run" 1; then
 		diag "$dr_name: cannot start run: $WERR"
