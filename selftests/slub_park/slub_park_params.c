@@ -58,11 +58,12 @@ static const char *errname(int err)
 	return err ? strerror(err) : "success";
 }
 
+/* Whether @path exists; "" never does. */
 static int exists(const char *path)
 {
 	struct stat st;
 
-	return !stat(path, &st);
+	return *path && !stat(path, &st);
 }
 
 /* The first line of @path without its newline; "" when unreadable. */
@@ -110,11 +111,13 @@ static int load_case(int ko, const char *mod, const char *cache, int want,
 	const char *cn = strstr(params, "cache_name=");
 	int kmsg, err, bad = 0;
 
-	if (cn && (cn == params || cn[-1] == ' '))
+	if (!cn || (cn != params && cn[-1] != ' '))
+		snprintf(slab, sizeof(slab), "/sys/kernel/slab/%s", cache);
+	else if (cn[11] && cn[11] != ' ')
 		snprintf(slab, sizeof(slab), "/sys/kernel/slab/%.*s",
 			 (int)strcspn(cn + 11, " "), cn + 11);
-	else
-		snprintf(slab, sizeof(slab), "/sys/kernel/slab/%s", cache);
+	else	/* cache_name= (empty): no directory to look for */
+		slab[0] = '\0';
 	snprintf(modpath, sizeof(modpath), "/sys/module/%s", mod);
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (kmsg >= 0)
@@ -125,7 +128,7 @@ static int load_case(int ko, const char *mod, const char *cache, int want,
 		bad = 1;
 	}
 	if (!err) {
-		if (!exists(slab)) {
+		if (*slab && !exists(slab)) {
 			printf("# load %s: loaded without %s\n", params, slab);
 			bad = 1;
 		}
