@@ -5,11 +5,19 @@
 # scripts (tools/guest/guest-lib.sh sources it from the installed
 # collection).  Installed with the kselftest.  POSIX sh; busybox ash.
 #
-# Functions only; the caller sets MOD (the module's name) for mod_loaded.
+# Functions only; the caller sets MOD (the module's name) for mod_loaded
+# and PARKDIR (the cache's debugfs directory of the series) for parked_*.
 # WERR and SPLAT_RE are set for the caller.
 # shellcheck disable=SC2034
 #
 #   nap SECONDS            fractional sleep where supported, else 1 s
+#   loop_until TRIES CMD...
+#                          run CMD until it succeeds, TRIES times at most,
+#                          0.1 s apart (livepatch/functions.sh's loop_until)
+#   parked_now             the parked count ($PARKDIR/parked, one number);
+#                          empty when it cannot be read
+#   parked_settle          wait (read-only) up to 2 s for parked to drop to
+#                          0; prints the last value
 #   write_file PATH VALUE  0 on success; on failure WERR holds the shell's
 #                          error text (e.g. "sh: write error: Invalid argument")
 #   sum_of FILE            first field of a counter file ("<sum> N0=..")
@@ -27,6 +35,31 @@
 
 nap() {
 	sleep "$1" 2>/dev/null || sleep 1
+}
+
+loop_until() {
+	lu_n=$1
+	shift
+	while ! "$@"; do
+		lu_n=$((lu_n - 1))
+		[ "$lu_n" -gt 0 ] || return 1
+		nap 0.1
+	done
+}
+
+parked_now() {
+	pn_v=
+	read -r pn_v < "$PARKDIR/parked" 2>/dev/null
+	echo "$pn_v"
+}
+
+parked_zero() {
+	[ "$(parked_now)" = 0 ]
+}
+
+parked_settle() {
+	loop_until 20 parked_zero
+	parked_now
 }
 
 write_file() {

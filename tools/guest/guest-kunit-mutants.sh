@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of tools/check/kunit-mutants.sh: run slub_kunit's slab parking
+# Guest side of make check-full's step kunit-mutants: run slub_kunit's slab parking
 # cases on the break kernel (tools/kernel/bench-patches/break-parking.patch)
 # booted with slub_break_parking=MODE, and check that exactly the cases that
 # test what MODE breaks fail, and that exactly the cases the mode runs ran.
@@ -17,54 +17,22 @@ RES=/sys/kernel/debug/kunit/slub_test/results
 PARAM=/sys/module/kernel/parameters/slub_break_parking
 GLOB_PARAM=/sys/module/kunit/parameters/filter_glob
 
-# The parking cases of slub_kunit (patch 6 of the series), in suite order
-ALL="test_park_full_slab test_park_frees_keep_parked test_park_alloc_unparks
-test_park_bulk_alloc_unparks test_park_empty_min_partial
-test_park_counts_for_min_partial test_park_shrink test_park_destroy
-test_park_leak_destroy test_park_work_unparks test_park_uncontended
-test_park_free_under_timer_lock"
-
-# The expectation of each mode: WANT_FAIL, the cases that must fail (all
-# others must pass); NOT_RUN, the cases the mode leaves out, and GLOB, the
-# kunit filter that leaves them out (checked: the cases that ran must be
-# ALL less NOT_RUN).
-GLOB='slub_test.test_park_*'
-NOT_RUN=
 case $MODE in
-0)	# the series as it is
-	WANT_FAIL= ;;
-1)	# never park: every case that parks (test_park_uncontended parks nothing anyway).
-	# Not run: the free under the timer base lock, which without parking
-	# takes the list_lock there, a spinlock_t under a raw spinlock:
-	# lockdep's "Invalid wait context" (PROVE_RAW_LOCK_NESTING) would
-	# fail the boot. Glob: see mode 64.
-	WANT_FAIL="test_park_full_slab test_park_frees_keep_parked
-test_park_alloc_unparks test_park_bulk_alloc_unparks test_park_empty_min_partial
-test_park_counts_for_min_partial test_park_shrink test_park_destroy
-test_park_leak_destroy test_park_work_unparks"
-	NOT_RUN="test_park_free_under_timer_lock"
-	GLOB='slub_test.test_park_*[!c]?' ;;
-2)	# allocations do not unpark
-	WANT_FAIL="test_park_alloc_unparks test_park_bulk_alloc_unparks
-test_park_empty_min_partial test_park_counts_for_min_partial" ;;
-4)	# unparking keeps every empty slab (v1's leak)
-	WANT_FAIL="test_park_empty_min_partial" ;;
-8)	# kmem_cache_shrink() does not unpark
-	WANT_FAIL="test_park_shrink" ;;
-16)	# cache shutdown does not unpark
-	WANT_FAIL="test_park_destroy test_park_leak_destroy" ;;
-32)	# nr_parked not counted for min_partial
-	WANT_FAIL="test_park_counts_for_min_partial" ;;
-64)	# the free path arms the delayed work directly, as v5 did: a park with
-	# irqs off leaves it pending. Not run: the free under the timer base
-	# lock, which would deadlock on that lock and hang the guest. The
-	# glob takes every case whose next to last character is not 'c':
-	# all but ..._lock.
-	WANT_FAIL="test_park_work_unparks"
-	NOT_RUN="test_park_free_under_timer_lock"
-	GLOB='slub_test.test_park_*[!c]?' ;;
+0|1|2|4|8|16|32|64) ;;
 *) echo "guest-kunit-mutants.sh: unknown mode '$MODE'" >&2; exit 2 ;;
 esac
+# The expectation of each mode is data next to each case, in
+# KUNIT_PARK_TABLE (guest-lib.sh): WANT_FAIL, the cases that must fail
+# (all others must pass); NOT_RUN, the cases the mode leaves out, and GLOB,
+# the kunit filter that leaves them out (checked: the cases that ran must
+# be all less NOT_RUN).  The one case ever left out is
+# test_park_free_under_timer_lock: the glob takes every case whose next to
+# last character is not 'c'.
+ALL=$KUNIT_PARK_NAMES
+WANT_FAIL=$(kunit_park_with 2 "$MODE")
+NOT_RUN=$(kunit_park_with 3 "$MODE")
+GLOB='slub_test.test_park_*'
+[ -z "$NOT_RUN" ] || GLOB='slub_test.test_park_*[!c]?'
 
 # in_list WORD LIST: WORD is one of the words of LIST
 in_list() {

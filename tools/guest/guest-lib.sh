@@ -18,7 +18,8 @@
 # From the kselftest's slub_park_lib.sh (installed with it in the guest;
 # selftests/slub_park/ on the host): nap, write_file (error text in WERR),
 # sum_of, stat_files, clear_stat_files, stat_snapshot, cpulist_count,
-# cpulist_expand, online_nodes, mod_loaded, load_splat_re.
+# cpulist_expand, online_nodes, mod_loaded, load_splat_re, loop_until,
+# parked_now, parked_settle.
 #
 #   say MSG            a KTAP diagnostic line
 #   tp_begin, tp_bad MSG, tp_end NAME [COMMENT], tp_skip NAME REASON
@@ -40,10 +41,10 @@
 #                      sets PS US FAP (0 without SLUB_STATS)
 #   ksft_expect FILE KERNEL
 #                      judge a saved run_kselftest.sh -c slub_park output
-#                      against the outcome declared for KERNEL (patched,
-#                      base, debug, rt, uma): every test reported, no 'not ok', and
-#                      a SKIP only for the tests KSFT_SKIPS_<KERNEL> names;
-#                      calls bad on a violation
+#                      for KERNEL (patched, base, debug, rt, uma): every
+#                      test reported, no 'not ok', and a SKIP only for a
+#                      need KERNEL lacks (ksft_lacks); calls bad on a
+#                      violation
 #   kunit_results FILE
 #                      count the cases of a saved slub_test KTAP (debugfs
 #                      results): KUNIT_PASS KUNIT_FAIL KUNIT_SKIP, KUNIT_PARK
@@ -51,9 +52,9 @@
 #                      suite's own ok / not ok); prints the case lines
 #   kunit_park_expect FILE
 #                      the slab parking cases of a saved slub_test KTAP
-#                      against KUNIT_PARK_NAMES: each reported and passed;
-#                      the skips allowed are those of KUNIT_PARK_RCU_SKIPS
-#                      on a kernel with CONFIG_SLUB_RCU_DEBUG (kconfig),
+#                      against KUNIT_PARK_TABLE: each reported and passed;
+#                      the skips allowed are those its SKIPS column marks
+#                      rcu, on a kernel with CONFIG_SLUB_RCU_DEBUG (kconfig),
 #                      which delays their frees; calls bad on a
 #                      violation; sets KUNIT_PARK_WANT (the passes due)
 #   check_after_run WHAT OBJECTS_BEFORE
@@ -424,22 +425,10 @@ kconfig() {
 
 zero_stats() { clear_stat_files "$SLAB"; }
 
-# The parked count, one number ("" when it cannot be read)
-parked_now() {
-	pn_v=
-	read -r pn_v <"$PARKDIR/parked" 2>/dev/null
-	echo "$pn_v"
-}
-
 # The unpark work runs 100 ms after the first park; wait with slack.
 quiesce() {
 	sleep 0.5
-	has_parked || return 0
-	i=0
-	while [ "$(parked_now)" != 0 ] && [ $i -lt 20 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	! has_parked || parked_settle >/dev/null
 }
 
 PS=0
@@ -472,34 +461,31 @@ check_after_run() {
 	[ "$o" = "$2" ] || bad "$1: objects is $o after the run and shrink, $2 before"
 }
 
-# The kselftest outcome each kernel must give (selftests/slub_park).  On the
-# patched kernel every test passes.  The base kernel has no parking files:
-# the tests of parking skip, and only they.  Under generic KASAN
-# (the debug kernel) the quarantine holds the frees of a run, so the tests
-# that need slabs parked at a given moment (a shrink would flush the
-# quarantine, but also unpark what they check) may skip, each saying why;
-# parking under KASAN is tested by park_no_sheaves and the gate's stress
-# runs, which shrink during the runs.
-KSFT_SKIPS_patched=
-KSFT_SKIPS_base="park_counters park_no_stranded park_no_sheaves park_footprint"
-KSFT_SKIPS_debug="free_path_stats park_counters park_no_stranded park_footprint \
-shrink accounting destroy_parked"
-# PREEMPT_RT (check-full): as the patched kernel.  A UMA kernel
-# (CONFIG_NUMA=n, check-full): every test that needs two nodes skips (the
-# cross and balanced runs and the four parking tests that park remote
-# frees); there, slub_kunit's cases are what exercises parking.
-KSFT_SKIPS_rt=
-KSFT_SKIPS_uma="run_cross run_balanced park_counters park_no_stranded park_no_sheaves park_footprint"
+# The kselftest outcome each kernel must give (selftests/slub_park): every
+# test reported and none failed; a test SKIPs only for a need of its TESTS
+# line in slub_park.sh (the KTAP says "# SKIP needs NEED: ..."), and only
+# where the kernel lacks that need (ksft_lacks):
+#   patched, rt  nothing: every test passes (rt: PREEMPT_RT, check-full)
+#   base         parking: no series
+#   uma          two_nodes: CONFIG_NUMA=n (check-full); there, slub_kunit's
+#                cases are what exercises parking
+#   debug        frees: generic KASAN's quarantine holds the frees of a run,
+#                so a test that needs slabs parked at a given moment may
+#                skip (a shrink would flush the quarantine, but also unpark
+#                what it checks); park_no_sheaves shrinks during its runs
+#                and declares no such need
+ksft_lacks() {
+	case $1 in
+	patched|rt) echo - ;;
+	base) echo parking ;;
+	uma) echo two_nodes ;;
+	debug) echo frees ;;
+	*) return 1 ;;
+	esac
+}
 
 ksft_expect() {
-	case "$2" in
-	patched) allowed=$KSFT_SKIPS_patched ;;
-	base) allowed=$KSFT_SKIPS_base ;;
-	rt) allowed=$KSFT_SKIPS_rt ;;
-	uma) allowed=$KSFT_SKIPS_uma ;;
-	debug) allowed=$KSFT_SKIPS_debug ;;
-	*) bad "ksft_expect: unknown kernel '$2'"; return ;;
-	esac
+	ke_lacks=$(ksft_lacks "$2") || { bad "ksft_expect: unknown kernel '$2'"; return; }
 	grep -q '^ok [0-9]* selftests: slub_park: .*# SKIP' "$1" &&
 		bad "kselftest: the whole slub_park suite was skipped"
 	ke_failed=$(sed -n 's/^\(# *\)\{0,1\}not ok [0-9]* \([^#]*[^# ]\).*/\2/p' "$1" | tr '\n' ',')
@@ -510,27 +496,54 @@ ksft_expect() {
 	if [ -z "$planned" ] || [ "$planned" = 0 ] || [ "$reported" != "$planned" ]; then
 		bad "kselftest reported $reported slub_park tests of a plan of '${planned:-none}'"
 	fi
-	sed -n 's/^# ok [0-9]* \([a-z_]*\) # SKIP.*/\1/p' "$1" >"$OUT/ksft-skips"
-	while read -r t; do
-		case " $allowed " in
-		*" $t "*) ;;
-		*) bad "kselftest: $t skipped, which is not expected on the $2 kernel" ;;
+	# "# ok N NAME # SKIP needs NEED: REASON": NAME NEED
+	awk '$1 == "#" && $2 == "ok" && $5 == "#" && $6 == "SKIP" {
+		need = $7 == "needs" ? $8 : "(none)"; sub(/:$/, "", need); print $4, need }' "$1" >"$OUT/ksft-skips"
+	while read -r t need; do
+		case " $ke_lacks " in
+		*" $need "*) ;;
+		*) bad "kselftest: $t skipped for need $need, which the $2 kernel has (it lacks: $ke_lacks)" ;;
 		esac
 	done <"$OUT/ksft-skips"
 }
 
 KUNIT_RES=/sys/kernel/debug/kunit/slub_test/results
-# the slab parking cases of slub_kunit (patch 6 of the series); the last
-# needs CONFIG_TRACEPOINTS and skips under CONFIG_SLUB_RCU_DEBUG
-KUNIT_PARK_NAMES="test_park_full_slab test_park_frees_keep_parked
-test_park_alloc_unparks test_park_bulk_alloc_unparks
-test_park_empty_min_partial test_park_counts_for_min_partial test_park_shrink
-test_park_destroy test_park_leak_destroy test_park_work_unparks
-test_park_uncontended test_park_free_under_timer_lock"
-KUNIT_PARK_CASES=$(echo "$KUNIT_PARK_NAMES" | wc -w)	# 12
-# The cases that skip with CONFIG_SLUB_RCU_DEBUG (their SLAB_TYPESAFE_BY_RCU
-# frees, which skip the KASAN quarantine otherwise, go through RCU then)
-KUNIT_PARK_RCU_SKIPS="test_park_work_unparks test_park_free_under_timer_lock"
+# The slab parking cases of slub_kunit (patch 6 of the series), in suite
+# order, and what each expects:
+#   BREAKS   the slub_break_parking= bits under which it fails (the break
+#            kernel, tools/kernel/bench-patches/break-parking.patch, whose
+#            header says what each bit breaks; guest-kunit-mutants.sh)
+#   NOT_RUN  the bits under which it is not run: without parking the free
+#            under the timer base lock takes the list_lock, a spinlock_t
+#            under a raw spinlock (lockdep: "Invalid wait context"); with
+#            the work armed from the free path it deadlocks there
+#   SKIPS    rcu: it skips with CONFIG_SLUB_RCU_DEBUG (its
+#            SLAB_TYPESAFE_BY_RCU frees, which skip the KASAN quarantine
+#            otherwise, go through RCU then)
+# CASE                             BREAKS  NOT_RUN  SKIPS
+KUNIT_PARK_TABLE='
+test_park_full_slab                1       -        -
+test_park_frees_keep_parked        1       -        -
+test_park_alloc_unparks            1,2     -        -
+test_park_bulk_alloc_unparks       1,2     -        -
+test_park_empty_min_partial        1,2,4   -        -
+test_park_counts_for_min_partial   1,2,32  -        -
+test_park_shrink                   1,8     -        -
+test_park_destroy                  1,16    -        -
+test_park_leak_destroy             1,16    -        -
+test_park_work_unparks             1,64    -        rcu
+test_park_uncontended              -       -        -
+test_park_free_under_timer_lock    -       1,64     rcu
+'
+# kunit_park_with COLUMN VALUE: the cases whose COLUMN (2 BREAKS, 3 NOT_RUN,
+# 4 SKIPS) lists VALUE, on one line
+kunit_park_with() {
+	echo "$KUNIT_PARK_TABLE" | awk -v c="$1" -v v="$2" '
+		NF { n = split($c, w, ","); for (i = 1; i <= n; i++) if (w[i] == v) l = l (l == "" ? "" : " ") $1 }
+		END { print l }'
+}
+KUNIT_PARK_NAMES=$(echo "$KUNIT_PARK_TABLE" | awk 'NF { print $1 }')
+KUNIT_PARK_CASES=$(echo "$KUNIT_PARK_NAMES" | wc -w)
 kunit_results() {
 	# Case lines are the indented "ok N name" / "not ok N name" of the
 	# suite's subtest; the unindented line is the suite itself.
@@ -550,6 +563,7 @@ KUNIT_PARK_WANT=$KUNIT_PARK_CASES
 kunit_park_expect() {
 	KUNIT_PARK_WANT=$KUNIT_PARK_CASES
 	kp_rcu=$(kconfig SLUB_RCU_DEBUG) || kp_rcu="unknown, no $KCONFIG"
+	kp_rcu_skips=$(kunit_park_with 4 rcu)
 	for kp_c in $KUNIT_PARK_NAMES; do
 		kp_l=$(grep -E "^[ 	]+(not )?ok [0-9]+ $kp_c( |\$)" "$1")
 		case "$kp_l" in
@@ -558,7 +572,7 @@ kunit_park_expect() {
 		*"not ok "*)
 			bad "kunit: $kp_c failed" ;;
 		*"# SKIP"*)
-			if [ "$kp_rcu" = y ] && case " $KUNIT_PARK_RCU_SKIPS " in *" $kp_c "*) true ;; *) false ;; esac; then
+			if [ "$kp_rcu" = y ] && case " $kp_rcu_skips " in *" $kp_c "*) true ;; *) false ;; esac; then
 				case "$kp_l" in
 				*SLUB_RCU_DEBUG*)
 					KUNIT_PARK_WANT=$((KUNIT_PARK_WANT - 1))
@@ -574,7 +588,7 @@ kunit_park_expect() {
 	while read -r kp_c; do
 		case " $(echo "$KUNIT_PARK_NAMES" | tr '\n' ' ') " in
 		*" $kp_c "*) ;;
-		*) bad "kunit: unknown parking case $kp_c (not in KUNIT_PARK_NAMES of guest-lib.sh)" ;;
+		*) bad "kunit: unknown parking case $kp_c (not in KUNIT_PARK_TABLE of guest-lib.sh)" ;;
 		esac
 	done <"$OUT/kunit-park-cases"
 }

@@ -631,10 +631,15 @@ def logged(ctx, argv, log, env=None, cwd=None):
 INTREE_FILES = (
     'run_kselftest.sh', 'kselftest/runner.sh', 'kselftest/ktap_helpers.sh',
     'kselftest-list.txt', 'slub_park/ksft_slub_park.sh', 'slub_park/slub_park.sh',
-    'slub_park/slub_park_lib.sh', 'slub_park/slub_park_sysfs', 'slub_park/settings',
+    'slub_park/slub_park_lib.sh', 'slub_park/runs.sh', 'slub_park/parking.sh',
+    'slub_park/lifecycle.sh', 'slub_park/params.sh',
+    'slub_park/slub_park_params', 'slub_park/slub_park_sysfs',
+    'slub_park/settings',
     'slub_park/config', 'slub_park/splat.ere', 'slub_park/param_fuzz.txt',
     'slub_park/slub_stress/slub_stress.ko')
 INTREE_LIST = 'slub_park:ksft_slub_park.sh'
+# the collection's C programs (TEST_GEN_PROGS_EXTENDED), static for the guest
+INTREE_PROGS = ('slub_park_sysfs', 'slub_park_params')
 
 
 def vermagic(ko):
@@ -698,7 +703,7 @@ def do_kselftest_intree(ctx):
         for d, _, fs in os.walk(park):
             for f in fs:
                 p = os.path.join(d, f)
-                if f == 'slub_park_sysfs' and d == park or \
+                if f in INTREE_PROGS and d == park or \
                         d == os.path.join(park, 'slub_stress') and \
                         f not in ('Makefile', '.gitignore') and \
                         not f.endswith('.c'):
@@ -713,7 +718,6 @@ def do_kselftest_intree(ctx):
         logged(ctx, ['make', '-C', ksft, 'TARGETS=slub_park', 'O=' + bdir,
                      'USERLDFLAGS=-static'], log, env)
         ko = os.path.join(park, 'slub_stress/slub_stress.ko')
-        sysfs = os.path.join(bdir, 'kselftest/slub_park/slub_park_sysfs')
         bad = []
         if not os.path.isfile(ko):
             bad.append('the build made no %s (log: %s)' % (ko, log))
@@ -723,13 +727,15 @@ def do_kselftest_intree(ctx):
             if vm != release:
                 bad.append('%s has vermagic %s, the kernel of %s is %s'
                            % (ko, vm, bdir, release))
-        if not os.access(sysfs, os.X_OK):
-            bad.append("no %s (O='s kselftest output)" % sysfs)
-        elif 'statically linked' not in ctx.capture(['file', sysfs]):
-            bad.append('slub_park_sysfs is not static: USERLDFLAGS=-static '
-                       'did not reach lib.mk')
+        for prog in INTREE_PROGS:
+            path = os.path.join(bdir, 'kselftest/slub_park', prog)
+            if not os.access(path, os.X_OK):
+                bad.append("no %s (O='s kselftest output)" % path)
+            elif 'statically linked' not in ctx.capture(['file', path]):
+                bad.append('%s is not static: USERLDFLAGS=-static did not '
+                           'reach lib.mk' % prog)
         intree_result(ctx, bad, 'build', 'slub_stress.ko (vermagic %s), '
-                      'slub_park_sysfs (static)' % release)
+                      '%s (static)' % (release, ', '.join(INTREE_PROGS)))
 
         p = check.Context.child(['make', '-s', '-C', ksft,
                                  'TARGETS=slub_park', 'O=' + bdir,

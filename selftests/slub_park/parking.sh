@@ -1,0 +1,301 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# slub_park parking: the switch, the counters and the parked count of the
+# series (debugfs park and parked, SLUB_STATS park_slab and unpark_slab).
+# POSIX sh (busybox ash); sourced by slub_park.sh, which runs each test t_NAME
+# through run_test (its TESTS table).
+# The variables are the driver's (slub_park.sh), shared with it.
+# shellcheck shell=sh disable=SC2317,SC2034,SC2154
+
+set_park() {
+	if [ -z "$PARK_OLD" ]; then
+		PARK_OLD=$(cat "$PARKDIR/park")
+	fi
+	if ! write_file "$PARKDIR/park" "$1"; then
+		diag "cannot write $1 to $PARKDIR/park: $WERR"
+		return 1
+	fi
+}
+
+restore_park() {
+	if [ -n "$PARK_OLD" ]; then
+		write_file "$PARKDIR/park" "$PARK_OLD"
+		PARK_OLD=
+	fi
+	return 0
+}
+
+
+# park_burst NAME: short park=2 cross runs until one ends with slabs still
+# parked ('parked' read as soon as the run is over, before the unpark work
+# has run), so that the caller acts on a cache with parked slabs; up to
+# BURST_TRIES tries: a burst whose end the unpark work beat leaves nothing,
+# and a make check once saw 5 such bursts in a row (10 tries; 3 under
+# KASAN, where the quarantine keeps the frees from parking anyway).
+# BURST_PARKED is that count.  Leaves park=2 set.  Returns 1 when
+# nothing was parked (skip frees with the reason if the frees were
+# deferred, as with KASAN's quarantine, which holds the frees of a run).
+BURST_PARKED=0
+BURST_TRIES=10
+park_burst() {
+	set_park 2 || return 1
+	pb_try=0
+	while [ "$pb_try" -lt "$BURST_TRIES" ]; do
+		pb_try=$((pb_try + 1))
+		clear_stats	# the counters below are the last burst's
+		set_params "$1" placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+			threads=0 batch=1 inflight=4096 duration_ms=500 || return 1
+		write_file "$DBG/run" 1 || { diag "$1: cannot start a burst: $WERR"; return 1; }
+		cat "$DBG/wait" > /dev/null || return 1
+		BURST_PARKED=$(parked_now)
+		[ "${BURST_PARKED:-0}" -gt 0 ] && return 0
+	done
+	cat "$DBG/results" > "$TMP/burst.res"
+	: > "$TMP/burst.stats"
+	for s in free_fastpath free_slowpath; do
+		echo "$s $(stat_sum "$s")" >> "$TMP/burst.stats"
+	done
+	if why=$(frees_deferred burst); then
+		skip frees "nothing parked at the end of $BURST_TRIES park=2 bursts ($why)"
+	else
+		diag "$1: nothing parked at the end of $BURST_TRIES park=2 bursts"
+	fi
+	return 1
+}
+
+# burst_or_skip NAME: park_burst, and the test's return value if it failed
+# (4, a skip for frees, when the frees were deferred, else 1).
+burst_or_skip() {
+	SKIP_NEED=
+	park_burst "$1" && return 0
+	restore_park
+	[ -n "$SKIP_NEED" ] && return "$ksft_skip"
+	return 1
+}
+
+t_park_counters() {
+	ok=0
+	set_park 2 || return 1
+	do_run park2 placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+		batch=1 duration_ms="$PARK_DUR_MS" || return 1
+	check_run park2 cross || ok=1
+	ps=$(stat_sum park_slab)
+	deferred=
+	if [ -z "$ps" ] || [ "$ps" -le 0 ]; then
+		if deferred=$(frees_deferred park2); then
+			diag "park=2 cross run: park_slab 0, not checked: $deferred"
+		else
+			deferred=
+			diag "park=2 cross run: park_slab '$ps', expected > 0"
+			ok=1
+		fi
+	fi
+	nap "$QUIESCE_S"
+	left=$(parked_settle)
+	ps=$(stat_sum park_slab)
+	us=$(stat_sum unpark_slab)
+	fap=$(stat_sum free_add_partial)
+	diag "park=2: park_slab $ps unpark_slab $us free_add_partial $fap parked $left"
+	[ "$left" = 0 ] || { diag "park=2: $left slabs still parked after quiesce"; ok=1; }
+	[ "$ps" = "$us" ] || { diag "park=2: park_slab $ps != unpark_slab $us after quiesce"; ok=1; }
+	# A park counts free_add_partial too (full -> partial and full ->
+	# empty frees alike), and park=2 parks every first free into a full
+	# slab, which is where free_add_partial is counted: equal.
+	[ "$ps" = "$fap" ] || { diag "park=2: park_slab $ps != free_add_partial $fap (every first free into a full slab parks, and counts both)"; ok=1; }
+
+	set_park 0 || return 1
+	do_run park0 placement=cross duration_ms="$PARK_DUR_MS" || return 1
+	check_run park0 cross || ok=1
+	ps=$(stat_sum park_slab)
+	[ "$ps" = 0 ] || { diag "park=0 cross run: park_slab $ps, expected 0"; ok=1; }
+
+	# 2 -> 0 with slabs parked drains them at once, not by the work: the
+	# work may run first (it is due within 100 ms of the burst's end), so
+	# switch 5 times, writing and reading in this shell, without a fork.
+	sw=0
+	while [ "$sw" -lt 5 ]; do
+		sw=$((sw + 1))
+		burst_or_skip park_counters
+		rc=$?
+		if [ "$rc" -ne 0 ]; then
+			[ "$rc" -eq "$ksft_skip" ] && [ "$ok" -eq 0 ] && return "$ksft_skip"
+			return 1
+		fi
+		if ! echo 0 2>/dev/null > "$PARKDIR/park"; then
+			diag "cannot write 0 to $PARKDIR/park"
+			return 1
+		fi
+		read -r after < "$PARKDIR/parked"
+		diag "switch 2->0 ($sw/5): parked $BURST_PARKED -> $after"
+		[ "$after" = 0 ] || { diag "parked $after right after writing 0 to park"; ok=1; }
+	done
+	restore_park
+	if [ "$ok" -eq 0 ] && [ -n "$deferred" ]; then
+		skip frees "nothing parked ($deferred); the other invariants held"
+		return
+	fi
+	return "$ok"
+}
+
+# settled_counters_agree: left, the parked count once settled; ps and us,
+# park_slab and unpark_slab then; they agree
+settled_counters_agree() {
+	left=$(parked_settle)
+	ps=$(stat_sum park_slab)
+	us=$(stat_sum unpark_slab)
+	[ "$ps" = "$us" ]
+}
+
+# Nothing stays parked: the delayed work alone unparks.  A burst leaves
+# slabs parked (park_burst: 'parked' > 0 right after the run); then, with
+# no other activity and only read-only reads of 'parked', it must fall to 0.
+t_park_no_stranded() {
+	clear_stats
+	burst_or_skip park_no_stranded || return
+	first=$BURST_PARKED
+	# Under KASAN, frees leave the quarantine at any time and may park
+	# between the reads: take the counters again until they agree (1 s).
+	loop_until 11 settled_counters_agree
+	restore_park
+	diag "park_slab $ps unpark_slab $us; parked $first at the end of the burst, $left after polling"
+	ok=0
+	[ "$left" = 0 ] || { diag "$left slabs stranded 2 s after the run"; ok=1; }
+	[ "$ps" = "$us" ] || { diag "park_slab $ps != unpark_slab $us"; ok=1; }
+	return "$ok"
+}
+
+# A cache without sheaves takes every allocation from a partial slab under
+# list_lock (get_from_partial_node()): one cmpxchg takes the slab's last
+# object, remove_partial() follows.  A remote free in between sees a full
+# slab still on the partial list; parking it there corrupts the list (an
+# oops at LIST_POISON1 in unpark_slabs(), found by 'make soak').  Always
+# park (park=2) in cross runs whose allocators drain slabs as the freers
+# refill them, both sides on the same few slabs (inflight 16..256; with 4 or
+# fewer objects per thread in flight no slab ever fills, nothing parks).
+# The cache is shrunk during the runs: shrink unparks, and under KASAN it
+# flushes the quarantine that would otherwise hold the frees of the run;
+# not after them, so that only the delayed work empties 'parked' then.
+# Under KASAN the module shrinks too, every PARK_SHRINK_MS (50) ms from
+# its run's control work (shrink_ms): the shell's shrinks alone, with every
+# vCPU busy with the run's threads, once let all 0 of a run's frees reach
+# SLUB under TCG ("0 of N frees of run nosheaves256 reached SLUB"), and
+# the test skipped.
+# Before the fix this crashed the kernel within the first two of these runs
+# in 12 boots out of 12 (2x2 vCPUs, TCG); after it, 940-17,700 parks a run
+# (150-480 under KASAN, thanks to the shrinks).
+# Reloads the module with no_sheaves=1, and with the defaults at the end,
+# on failure too (later tests expect the default module, idle).
+nosheaves_restore() {
+	DR_SHRINK=0
+	restore_park
+	if mod_loaded; then
+		[ "$(cat "$DBG/status" 2>/dev/null)" = running ] && write_file "$DBG/stop" 1
+		unload || return 1
+	fi
+	load || return 1
+	BASE_OBJECTS=$(stat_sum objects)
+}
+
+# Reload the module without sheaves; on failure, the default module again.
+nosheaves_load() {
+	unload || return 1
+	if ! load no_sheaves=1 placement=cross alloc_node="$NODE_A" free_node="$NODE_B"; then
+		load
+		return 1
+	fi
+}
+
+t_park_no_sheaves() {
+	nosheaves_load || return 1
+	ok=0
+	cap=$(cat "$SLAB/sheaf_capacity" 2>/dev/null)
+	if [ "$cap" != 0 ]; then
+		diag "no_sheaves=1: sheaf_capacity '$cap', expected 0"
+		ok=1
+	fi
+	set_park 2 || { nosheaves_restore; return 1; }
+	parks=0
+	DR_SHRINK=1	# until nosheaves_restore
+	for inf in 16 64 256; do
+		if ! do_run "nosheaves$inf" placement=cross alloc_node="$NODE_A" \
+			free_node="$NODE_B" threads=0 inflight="$inf" batch=1 \
+			duration_ms="$PARK_DUR_MS" shrink_ms="$PARK_SHRINK_MS"; then
+			nosheaves_restore
+			return 1
+		fi
+		check_run "nosheaves$inf" cross || ok=1
+		nap "$QUIESCE_S"
+		left=$(parked_settle)
+		ps=$(stat_sum park_slab)
+		us=$(stat_sum unpark_slab)
+		diag "no sheaves, park=2, inflight $inf: park_slab $ps unpark_slab $us parked at the end ${DR_PARKED:-?}, after quiesce $left; module shrinks $(res "$TMP/nosheaves$inf.res" shrinks) (shrink_ms $PARK_SHRINK_MS)"
+		[ "$left" = 0 ] || { diag "inflight $inf: $left slabs still parked after quiesce"; ok=1; }
+		[ "$ps" = "$us" ] || { diag "inflight $inf: park_slab $ps != unpark_slab $us"; ok=1; }
+		parks=$((parks + ${ps:-0}))
+	done
+	nosheaves_restore || return 1
+	if [ "$parks" -eq 0 ]; then
+		deferred=$(frees_deferred nosheaves256)
+		diag "no sheaves, park=2: nothing parked in 3 cross runs${deferred:+ ($deferred)}"
+		ok=1
+	fi
+	return "$ok"
+}
+
+# Memory held after a burst: in a cross burst with many objects in flight
+# (park=2), the freers park slabs and go on freeing into them until many
+# are empty, and the allocators unpark them; a short run right after the
+# burst allocates again before the unpark work's delay.  Once quiet, the
+# node must keep no more slabs than with parking off after the same steps
+# (min_partial empty slabs): the first series listed every empty slab it
+# unparked for an allocation, and kept 287 and 815 slabs here in two boots
+# against 4.  No sheaves, so every allocation uses the partial list.
+FP_INFLIGHT=16384
+fp_steps() {
+	fp_mode=$1
+	set_park "$fp_mode" || return 1
+	write_file "$SLAB/shrink" 1 || { diag "shrink: $WERR"; return 1; }
+	nap "$QUIESCE_S"
+	do_run "fp$fp_mode" placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+		threads=0 batch=1 inflight="$FP_INFLIGHT" duration_ms="$PARK_DUR_MS" || return 1
+	# at once: the unpark work runs 100 ms after the first park
+	set_params "fp${fp_mode}short" inflight=4 duration_ms=1 || return 1
+	write_file "$DBG/run" 1 || { diag "cannot start the short run: $WERR"; return 1; }
+	cat "$DBG/wait" > /dev/null || return 1
+	cat "$DBG/results" > "$TMP/fp${fp_mode}short.res"
+	check_run "fp$fp_mode" cross || return 1
+	check_run "fp${fp_mode}short" cross || return 1
+	nap 2
+	FP_PARKS=$(run_stat "fp$fp_mode" park_slab)
+	FP_LEFT=$(parked_settle)
+	FP_SLABS=$(stat_sum slabs)
+	diag "park=$fp_mode: burst parked ${FP_PARKS:-?} slabs, ${DR_PARKED:-?} at its end; 2 s after the short run: slabs $FP_SLABS ($(cat "$SLAB/slabs")), parked $FP_LEFT"
+}
+
+t_park_footprint() {
+	nosheaves_load || return 1
+	ok=0
+	fp_steps 0 || { nosheaves_restore; return 1; }
+	base_slabs=$FP_SLABS
+	fp_steps 2 || { nosheaves_restore; return 1; }
+	park_slabs=$FP_SLABS park_parks=${FP_PARKS:-0} park_left=$FP_LEFT
+	minp=$(cat "$SLAB/min_partial")
+	tol=$((minp * NR_NODES))
+	nosheaves_restore || return 1
+	if [ "$park_parks" -eq 0 ]; then
+		if deferred=$(frees_deferred fp2); then
+			skip frees "nothing parked in the burst ($deferred)"
+			return
+		fi
+		diag "park=2: nothing parked in the burst"
+		return 1
+	fi
+	[ "$park_left" = 0 ] || { diag "park=2: $park_left slabs still parked"; ok=1; }
+	if [ "$park_slabs" -gt $((base_slabs + tol)) ]; then
+		diag "park=2 keeps $park_slabs slabs at rest, park=0 $base_slabs (tolerance: min_partial $minp x $NR_NODES nodes)"
+		ok=1
+	fi
+	return "$ok"
+}
+

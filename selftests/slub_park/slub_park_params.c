@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slub_park_params - the parameter cases of param_fuzz.txt, each checked
+ * against the kernel's exact errno.  Run by slub_park.sh (params.sh) with
+ * one case a line on stdin, the words of param_fuzz.txt replaced:
+ *
+ *   slub_park_params load KO MODULE CACHE    lines "EXPECT NAMES PARAM..."
+ *	finit_module(KO, "PARAM...") must give EXPECT.  Loaded: the cache
+ *	(cache_name= of the line, else CACHE) is in /sys/kernel/slab and
+ *	goes with delete_module().  Refused: MODULE is not loaded, the cache
+ *	is absent, and a kernel message after the call (/dev/kmsg) names
+ *	MODULE and one of NAMES ('|' between them).
+ *   slub_park_params write DIR               lines "EXPECT FILE VALUE"
+ *	writing VALUE to DIR/FILE must give EXPECT.  Accepted: FILE reads
+ *	back VALUE.  Refused: FILE reads as before (unless write-only).
+ *   slub_park_params combo DIR               lines "EXPECT WHAT FILE VALUE..."
+ *	the (at most 8) FILE VALUE pairs written in turn: the first refused
+ *	write, or when none is the start of a run (DIR/run), must give
+ *	EXPECT; the files get their values back.
+ *
+ * EXPECT: ok, einval, erange or ebusy.  Prints a "# " line for each case
+ * that does not hold, then "# N CMD cases, M failed"; exits 0 when all
+ * held, 1 when one did not or there was none, 2 on bad usage or input.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+
+#define LINE_MAX_LEN	4096
+
+static const struct {
+	const char *name;
+	int err;
+} expects[] = {
+	{ "ok", 0 }, { "einval", EINVAL }, { "erange", ERANGE }, { "ebusy", EBUSY },
+};
+
+static int expect_errno(const char *word)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(expects); i++)
+		if (!strcmp(word, expects[i].name))
+			return expects[i].err;
+	fprintf(stderr, "slub_park_params: unknown EXPECT '%s' (ok, einval, erange, ebusy)\n",
+		word);
+	exit(2);
+}
+
+static const char *errname(int err)
+{
+	return err ? strerror(err) : "success";
+}
+
+/* Whether @path exists; "" never does. */
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return *path && !stat(path, &st);
+}
+
+/* The first line of @path without its newline; "" when unreadable. */
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Whether a kmsg record after @fd's position names @mod and one of @names. */
+static int kmsg_names(int fd, const char *mod, const char *names)
+{
+	char rec[LINE_MAX_LEN], list[256];
+	char *msg, *name, *save;
+	ssize_t n;
+
+	while ((n = read(fd, rec, sizeof(rec) - 1)) != 0) {
+		if (n < 0 && errno == EPIPE)	/* overwritten: read on */
+			continue;
+		if (n < 0)			/* EAGAIN: no more */
+			return 0;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		if (!msg || !strstr(msg, mod))
+			continue;
+		snprintf(list, sizeof(list), "%s", names);
+		for (name = strtok_r(list, "|", &save); name; name = strtok_r(NULL, "|", &save))
+			if (strstr(msg, name))
+				return 1;
+	}
+	return 0;
+}
+
+/* One load case; 0 when it held. */
+static int load_case(int ko, const char *mod, const char *cache, int want,
+		     const char *names, const char *params)
+{
+	char slab[512], modpath[256];
+	const char *cn = strstr(params, "cache_name=");
+	int kmsg, err, bad = 0;
+
+	if (!cn || (cn != params && cn[-1] != ' '))
+		snprintf(slab, sizeof(slab), "/sys/kernel/slab/%s", cache);
+	else if (cn[11] && cn[11] != ' ')
+		snprintf(slab, sizeof(slab), "/sys/kernel/slab/%.*s",
+			 (int)strcspn(cn + 11, " "), cn + 11);
+	else	/* cache_name= (empty): no directory to look for */
+		slab[0] = '\0';
+	snprintf(modpath, sizeof(modpath), "/sys/module/%s", mod);
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (kmsg >= 0)
+		lseek(kmsg, 0, SEEK_END);
+	err = syscall(SYS_finit_module, ko, params, 0) ? errno : 0;
+	if (err != want) {
+		printf("# load %s: %s, expected %s\n", params, errname(err), errname(want));
+		bad = 1;
+	}
+	if (!err) {
+		if (*slab && !exists(slab)) {
+			printf("# load %s: loaded without %s\n", params, slab);
+			bad = 1;
+		}
+		if (syscall(SYS_delete_module, mod, O_NONBLOCK)) {
+			printf("# load %s: delete_module: %s\n", params, strerror(errno));
+			bad = 1;
+		} else if (exists(slab)) {
+			printf("# load %s: %s is left after the unload\n", params, slab);
+			bad = 1;
+		}
+	} else if (exists(modpath) || exists(slab)) {
+		printf("# load %s: refused, but left %s or %s behind\n", params, modpath, slab);
+		bad = 1;
+	} else if (kmsg < 0) {
+		printf("# load %s: cannot read /dev/kmsg: %s\n", params, strerror(errno));
+		bad = 1;
+	} else if (!kmsg_names(kmsg, mod, names)) {
+		printf("# load %s: no kernel message of %s naming '%s'\n", params, mod, names);
+		bad = 1;
+	}
+	if (kmsg >= 0)
+		close(kmsg);
+	return bad;
+}
+
+/* Write @val to @dir/@file; 0 or the errno.  @before: what it read first. */
+static int write_val(const char *dir, const char *file, const char *val,
+		     char *before, size_t len)
+{
+	char path[512];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	read_line(path, before, len);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, val, strlen(val)) < 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* One write case; 0 when it held. */
+static int write_case(const char *dir, int want, const char *file, const char *val)
+{
+	char before[256], after[256], path[512];
+	int err = write_val(dir, file, val, before, sizeof(before));
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	read_line(path, after, sizeof(after));
+	if (err != want) {
+		printf("# write '%s' to %s: %s, expected %s\n", val, file, errname(err),
+		       errname(want));
+		return 1;
+	}
+	if (!err && strcmp(after, val)) {
+		printf("# %s reads '%s' after writing '%s'\n", file, after, val);
+		return 1;
+	}
+	if (err && strcmp(before, after)) {
+		printf("# %s changed from '%s' to '%s' by a refused write\n", file, before, after);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * One combo case: "FILE VALUE..." pairs written in turn; the first refused
+ * write, or when none is the start of a run, must give @want.  The files
+ * get their values back.  0 when it held.
+ */
+static int combo_case(const char *dir, int want, const char *what, char *pairs)
+{
+	char *file[8], *val[8], old[8][256], scratch[256], state[64], *save;
+	const char *at = "";
+	int n = 0, i, err = 0, bad = 0;
+
+	for (char *w = strtok_r(pairs, " ", &save); w; n++) {
+		file[n] = w;
+		val[n] = strtok_r(NULL, " ", &save);
+		if (!val[n] || n == 7) {
+			fprintf(stderr, "slub_park_params: combo %s: %s\n", what,
+				val[n] ? "more than 8 pairs" : "a FILE without a VALUE");
+			exit(2);
+		}
+		w = strtok_r(NULL, " ", &save);
+	}
+	for (i = 0; i < n && !err; i++)
+		err = write_val(dir, file[i], val[i], old[i], sizeof(old[i]));
+	if (!err) {
+		at = "run: ";
+		err = write_val(dir, "run", "1", scratch, sizeof(scratch));
+		if (!err) {	/* started: stop it, wait for its end */
+			write_val(dir, "stop", "1", scratch, sizeof(scratch));
+			snprintf(scratch, sizeof(scratch), "%s/wait", dir);
+			read_line(scratch, state, sizeof(state));
+		}
+	}
+	if (err != want) {
+		printf("# combo %s: %s%s, expected %s\n", what, at, errname(err), errname(want));
+		bad = 1;
+	}
+	while (i-- > 0) {
+		err = write_val(dir, file[i], old[i], scratch, sizeof(scratch));
+		if (err) {
+			printf("# combo %s: cannot put back %s %s: %s\n", what, file[i], old[i],
+			       strerror(err));
+			bad = 1;
+		}
+	}
+	return bad;
+}
+
+static void bad_usage(void)
+{
+	fprintf(stderr, "usage: slub_park_params load KO MODULE CACHE < cases\n"
+			"       slub_park_params write|combo DIR < cases\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	char line[LINE_MAX_LEN], expect[32], names[256];
+	int load, combo, ko = -1, n = 0, failed = 0, off = 0;
+
+	if (argc < 2)
+		bad_usage();
+	load = !strcmp(argv[1], "load");
+	combo = !strcmp(argv[1], "combo");
+	if (load ? argc != 5 : argc != 3 || (!combo && strcmp(argv[1], "write")))
+		bad_usage();
+	if (load) {
+		ko = open(argv[2], O_RDONLY | O_CLOEXEC);
+		if (ko < 0) {
+			fprintf(stderr, "slub_park_params: %s: %s\n", argv[2], strerror(errno));
+			return 2;
+		}
+	}
+	while (fgets(line, sizeof(line), stdin)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, " %31s %255s %n", expect, names, &off) < 2) {
+			if (strspn(line, " \t") == strlen(line))
+				continue;
+			fprintf(stderr, "slub_park_params: bad case '%s' (EXPECT %s)\n", line,
+				load ? "NAMES PARAM..." :
+				combo ? "WHAT FILE VALUE..." : "FILE VALUE");
+			return 2;
+		}
+		n++;
+		if (load)
+			failed += load_case(ko, argv[3], argv[4], expect_errno(expect),
+					    names, line + off);
+		else if (combo)
+			failed += combo_case(argv[2], expect_errno(expect), names, line + off);
+		else
+			failed += write_case(argv[2], expect_errno(expect), names, line + off);
+	}
+	printf("# %d %s cases, %d failed\n", n, argv[1], failed);
+	return failed || !n ? 1 : 0;
+}
