@@ -97,7 +97,7 @@ class Knob:
 
 # in the order they are resolved: a default may read the knobs above it
 KNOBS: Tuple[Knob, ...] = (
-    Knob('HOST', '0', flag, 'no VM: the comparison on this machine, a 2-node '
+    Knob('HOST', '0', flag, '1: no VM: the comparison on this machine, a 2-node '
          'box booted into the patched kernel, as root (tools/run-host.sh: '
          'its prerequisites; HOST=1 python3 -m slabpark run --check-only '
          'checks only)'),
@@ -106,29 +106,31 @@ KNOBS: Tuple[Knob, ...] = (
     Knob('KSRC', '', None, 'your own 7.3 tree, built as is (the series is '
          'not applied; make check skips the steps that need the pristine '
          'base; tools/kernel/kernel-src.sh)'),
-    Knob('LOCKSTAT', '0', flag, 'a CONFIG_LOCK_STAT kernel; report '
+    Knob('LOCKSTAT', '0', flag, '1: a CONFIG_LOCK_STAT kernel; report '
          '&n->list_lock: medians with ranges, call sites, parks against '
          'the waits in __slab_free()'),
-    Knob('MEASURE', '0', flag, 'the measurement kernel (the series + '
+    Knob('MEASURE', '0', flag, '1: the measurement kernel (the series + '
          'tools/kernel/bench-patches/measure-parking.patch): free objects '
          'per unparked slab, refill scan length, list_lock acquisitions and '
-         'waits by transition, and park=3 (partial -> empty trylock)'),
+         'waits by transition, and park=3 (partial -> empty trylock); with '
+         'LOCKSTAT=1 too'),
     Knob('SWEEP', '', choice('', 'sheaf'), 'sheaf: the same at 1x, 2x, 4x, '
          '8x the default sheaf capacity, park=0 and 1, and a sweep table'),
-    Knob('BASE', '0', flag, 'the base kernel against the patched one in '
+    Knob('BASE', '0', flag, '1: the base kernel against the patched one in '
          'alternating boots (BOOTS each), the same runs in each; the patched '
-         'boots run MODES "0 1"'),
+         'boots run MODES "0 1"; with LOCKSTAT=1 both are lock_stat kernels'),
     Knob('BOOTS', '5', posint, 'boots of each kernel with BASE=1'),
     Knob('WORKLOAD', '', choice('', *WORKLOADS), "instead of the module: "
          "mmap1, will-it-scale's (each task maps and unmaps 128 MB in a "
          "loop, tools/guest/mmap_loop.c), or mmapaddr, stress-ng --mmapaddr; "
-         "maple_node and vm_area_struct counters"),
+         "maple_node and vm_area_struct counters; TASKS tasks, DURATION_MS a "
+         "run, RUNS rounds; with BASE=1 too"),
     Knob('TASKS', '4 8', tasks, 'the task counts of WORKLOAD'),
-    Knob('MIN_PARTIAL', '0', flag, 'the min_partial control: park=0 at '
+    Knob('MIN_PARTIAL', '0', flag, '1: the min_partial control: park=0 at '
          'min_partial D, 2D, 4D, 8D against park=1 and 2 at D (cross)'),
-    Knob('FLUSH', '0', flag, 'the flush-driven regime: local frees in bursts '
+    Knob('FLUSH', '0', flag, '1: the flush-driven regime: local frees in bursts '
          'of 4096 (module free_burst=1) that overflow sheaves and barn, at '
-         '1x-8x the sheaf capacity, park=0 and 1'),
+         '1x-8x the sheaf capacity, park=0 and 1; with BASE=1 too'),
     Knob('MODES', '', words(PARK_MODES, 'mode'),
          'the park modes of a patched boot (default all; "0 1" with BASE=1)'),
     Knob('RUNS', runs_default, posint, 'rounds per placement (each: park=0, '
@@ -137,7 +139,8 @@ KNOBS: Tuple[Knob, ...] = (
     Knob('DURATION_MS', '4000', posint, 'length of one run'),
     Knob('PLACEMENTS', lambda k: 'cross local' if k['SWEEP'] else
          ' '.join(PLACEMENTS), words(PLACEMENTS, 'placement'),
-         'which placements run ("cross local" with SWEEP)'),
+         'which placements run, of cross, local, balanced (default all; '
+         '"cross local" with SWEEP)'),
     Knob('NODES', '2', posint, 'guest NUMA nodes (cross and balanced need '
          '2)'),
     Knob('CPUS_PER_NODE', '2', posint, 'vCPUs per guest node'),
@@ -152,7 +155,7 @@ KNOBS: Tuple[Knob, ...] = (
     Knob('GUEST_TIMEOUT', '', lambda v: v and posint(v), 'give up on a guest '
          'after this many seconds (make run: computed from the runs; make '
          'check: 1800)'),
-    Knob('KVM', '0', flag, 'KVM instead of TCG, only where KVM works (on some '
+    Knob('KVM', '0', flag, '1: KVM instead of TCG, only where KVM works (on some '
          'hosts /dev/kvm exists but guests hang)'),
     Knob('SLABPARK_CACHE', '', None, 'the cache (default '
          '~/.cache/slabpark: sources, builds, ccache, logs)'),

@@ -173,11 +173,14 @@ def write_report(results: str, where: str = '', runs: str = ''):
     return lines, summary.write(results)
 
 
-def finish(results: str, lines: List[str], short: str) -> int:
-    # summary.txt on the terminal, report.txt the full record
+def finish(results: str, where: str = '', runs: str = '') -> int:
+    """write_report(), summary.txt on the terminal (report.txt the full
+    record) and the files written (the report's last line)"""
+    try:
+        lines, short = write_report(results, where, runs)
+    except (FileNotFoundError, KeyError, ValueError) as e:
+        raise Failed('no report: %s' % e)
     print('\n' + short + '\n' + lines[-1])
-    print('results: %s (summary.txt, report.txt, meta.txt, the tables)'
-          % results)
     return 0
 
 
@@ -192,10 +195,9 @@ def host_report(results: str) -> int:
         raise config.ConfigError('--report %s: %s (not a results directory '
                                  'of make run HOST=1)' % (results,
                                                           e.strerror))
-    cfg = config.load({k: knobs.get(k, '') for k in HOST_KNOBS + ('HOST',)}
-                      | {'HOST': '1'})
-    return finish(results, *write_report(
-        results, 'host, ' + knobs.get('SHAPE', ''), runs_line(cfg)))
+    cfg = config.load(dict({k: knobs.get(k, '') for k in HOST_KNOBS},
+                           HOST='1'))
+    return finish(results, 'host, ' + knobs.get('SHAPE', ''), runs_line(cfg))
 
 
 def vm_run(cfg) -> int:
@@ -211,9 +213,11 @@ def vm_run(cfg) -> int:
     for k in ('ALLOC_NODE', 'FREE_NODE'):
         if cfg.env[k]:
             more += ['--env', '%s=%s' % (k, cfg.env[k])]
-    extra = {'lock_stat': 'yes' if cfg.LOCKSTAT else 'no'}
-    extra.update({'kernel %s' % k: os.path.basename(b)
-                  for k, b in builds.items()} if cfg.experiment() else {})
+    extra = {}
+    if cfg.experiment():
+        extra = {'kernel %s' % k: os.path.basename(b)
+                 for k, b in builds.items()}
+        extra['lock_stat'] = 'yes' if cfg.LOCKSTAT else 'no'
     where = 'TCG guest, %d nodes x %d vCPUs' % (cfg.NODES, cfg.CPUS_PER_NODE)
     facts.write_meta(results, where, runs_line(cfg), extra)
     if cfg.BASE:
@@ -231,7 +235,7 @@ def vm_run(cfg) -> int:
         if rc:
             raise Failed('the %s boot %s failed (run-guest '
                          'status %d; console: %s/console.log)' % (k, out, rc, out))
-    return finish(results, *write_report(results))
+    return finish(results)
 
 
 def main(check_only: bool = False, report_dir: str = '') -> int:
@@ -252,9 +256,7 @@ def main(check_only: bool = False, report_dir: str = '') -> int:
     except config.ConfigError as e:
         print('slabpark: error: %s' % e, file=sys.stderr)
         return 2
-    except (Failed, subprocess.CalledProcessError, deps.Missing) as e:
+    except (Failed, OSError, subprocess.CalledProcessError,
+            deps.Missing) as e:
         print('slabpark: error: %s' % e, file=sys.stderr)
-        return 1
-    except (FileNotFoundError, KeyError, ValueError) as e:
-        print('slabpark: error: no report: %s' % e, file=sys.stderr)
         return 1

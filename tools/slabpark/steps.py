@@ -404,7 +404,7 @@ def rst_problems(top, paths):
         from docutils.parsers.rst import Directive, directives, roles
     except ImportError:
         return ['%s has no docutils (Debian: python3-docutils, '
-                'tools/install-deps.sh)' % sys.executable]
+                'python3 -m slabpark deps)' % sys.executable]
     import io
 
     class NoOp(Directive):
