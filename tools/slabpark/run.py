@@ -260,3 +260,6 @@ def main(check_only: bool = False, report_dir: str = '') -> int:
             deps.Missing) as e:
         print('slabpark: error: %s' % e, file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print('slabpark: interrupted', file=sys.stderr)
+        return 130
