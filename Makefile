@@ -25,7 +25,8 @@
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
-# Knobs of 'make run' / 'make check', passed through the environment.
+# Knobs of 'make run' / 'make check', passed through the environment;
+# their reference: make help (tools/slabpark/config.py).
 export KSRC PATCHES RUNS DURATION_MS PLACEMENTS NODES CPUS_PER_NODE LOCKSTAT NO_SHEAVES \
 	KVM SLABPARK_CACHE GUEST_TIMEOUT DURATION RESULTS_DIR CHECK_DEBUG DEBUG SWEEP MEASURE \
 	HOST HOST_MODULE HOST_BASE_ONLY KDIR ALLOC_NODE FREE_NODE \
@@ -40,7 +41,7 @@ clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 
 run:
-	@tools/run.sh
+	@PYTHONPATH=tools python3 -m slabpark run
 
 check:
 	@PYTHONPATH=tools python3 -m slabpark check
@@ -59,3 +60,5 @@ kernel:
 
 help:
 	@sed -n 's/^#   //p; s/^#                 /                /p' Makefile
+	@PYTHONPATH=tools python3 -m slabpark run --help | sed -n '/^knobs/,$$p'
+

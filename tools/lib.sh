@@ -50,7 +50,7 @@ sp_need_cmds() {
 	for c in "$@"; do
 		command -v "$c" >/dev/null 2>&1 || missing+=("$c")
 	done
-	[ ${#missing[@]} -eq 0 ] || sp_die "missing commands: ${missing[*]} (run 'tools/install-deps.sh' as root)"
+	[ ${#missing[@]} -eq 0 ] || sp_die "missing commands: ${missing[*]} (as root: PYTHONPATH=tools python3 -m slabpark deps)"
 }
 
 sp_hash_files() {
@@ -102,20 +102,3 @@ sp_use_ccache() {
 	export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 }
 
-# sp_report RESULTS WHERE: the report of the module comparison in RESULTS
-# (python3 -m slabpark report: report.txt, the full record, summary.txt,
-# the compare tables and the plot), for the knobs RUNS DURATION_MS
-# PLACEMENTS SWEEP MEASURE LOCKSTAT of the run (meta.txt's runs line: the
-# report says when MEASURE=1 or LOCKSTAT=1 found nothing); WHERE is where
-# it ran, for the headers.
-# Prints summary.txt and report.txt's last line, the files written.
-# sp_knob NAME: " NAME=VALUE" where the knob NAME is set and not 0
-sp_knob() { [ "${!1:-0}" = 0 ] || echo " $1=${!1}"; }
-sp_report() {
-	PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark report "$1" --where "$2" \
-		--runs "$RUNS x $DURATION_MS ms per placement and mode; PLACEMENTS=\"$PLACEMENTS\"${SWEEP:+ SWEEP=$SWEEP}$(sp_knob MEASURE)$(sp_knob LOCKSTAT)" >/dev/null
-	echo
-	cat "$1/summary.txt"
-	echo
-	tail -n 1 "$1/report.txt"
-}

@@ -5,16 +5,15 @@
 # box already booted into the patched kernel, without a VM.  Checks the
 # prerequisites, builds the module for the running kernel (KDIR), runs
 # tools/guest/guest-compare.sh here, and writes the report of make run
-# (python3 -m slabpark report) to results/<date>-<time>/, the raw data and logs
+# (python3 -m slabpark run --report) to RESULTS_DIR, the raw data and logs
 # to its host/ directory.  The report needs python3; without it (make
-# check's busybox guest) the runs stay in host/ for --report elsewhere.
+# check's busybox guest) the runs stay in host/, with the knobs they ran
+# with (host/knobs), for 'python3 -m slabpark run --report' elsewhere.
 #
-# Usage: HOST=1 tools/run.sh [--check-only | --report RESULTS]
-#                     (make run HOST=1; run.sh resolves the knobs and calls this)
+# Usage: tools/run-host.sh [--check-only]
+#                     (make run HOST=1: python3 -m slabpark run resolves and
+#                     checks the knobs, tools/slabpark/config.py, and runs this)
 #   --check-only      check the prerequisites, say so, and stop
-#   --report RESULTS  only the report of the runs in RESULTS/host (a results
-#                     directory of make run HOST=1 made without python3), with
-#                     the knobs they ran with (RESULTS/host/knobs)
 #
 # The prerequisites, checked in this order before anything is built or
 # loaded; the first that fails prints one line "slabpark: error: ..." on
@@ -31,9 +30,9 @@
 #   pair, topo_choose in tools/guest/guest-lib.sh): online, with CPUs,
 #   the alloc node with normal memory, two different nodes.
 #
-# Environment, besides make run's RUNS DURATION_MS PLACEMENTS LOCKSTAT
-# SWEEP RESULTS_DIR, and MEASURE with the measurement kernel booted
-# (NODES and CPUS_PER_NODE are the guest's; unused):
+# Environment: make run's RUNS DURATION_MS PLACEMENTS LOCKSTAT MEASURE
+# SWEEP RESULTS_DIR, all set (MEASURE=1 with the measurement kernel
+# booted), and:
 #   KDIR=DIR            build tree of the running kernel
 #                       (default /lib/modules/$(uname -r)/build)
 #   HOST_MODULE=KO      a slub_stress.ko built for the running kernel,
@@ -58,39 +57,21 @@ cd "$SLABPARK_TOP"
 MOD=slub_stress
 
 usage() {
-	echo "usage: HOST=1 $SLABPARK_TOP/tools/run.sh [--check-only] | --report RESULTS   (make run HOST=1)" >&2
+	echo "usage: $0 [--check-only]   (make run HOST=1, with its knobs set)" >&2
 	exit 2
-}
-
-# report RESULTS: the report of the runs in RESULTS/host with the knobs
-# and the shape they ran with (RESULTS/host/knobs): the delta documents of
-# the dumps, report.txt and the tables, summary.txt printed
-report() {
-	local k v shape=
-	while IFS='=' read -r k v; do
-		case $k in
-		RUNS|DURATION_MS|PLACEMENTS|LOCKSTAT|MEASURE|SWEEP) export "$k=$v" ;;
-		SHAPE) shape=$v ;;
-		esac
-	done <"$1/host/knobs"
-	sp_report "$1" "host, $shape"
 }
 
 check_only=0
 case "$#:${1:-}" in
 0:) ;;
 1:--check-only) check_only=1 ;;
-2:--report)
-	[ -f "$2/host/knobs" ] || sp_die "--report $2: no $2/host/knobs (not a results directory of make run HOST=1)"
-	sp_need_cmds python3
-	report "$2"
-	exit 0
-	;;
 *) usage ;;
 esac
-# the knobs, as tools/run.sh resolved and checked them
-[ -n "${RUNS:-}" ] || usage
-: "${DURATION_MS:?}" "${PLACEMENTS:?}" "${LOCKSTAT:?}" "${MEASURE:?}" "${SWEEP=}"
+# the knobs, as python3 -m slabpark run resolved and checked them
+for v in RUNS DURATION_MS PLACEMENTS LOCKSTAT MEASURE RESULTS_DIR; do
+	[ -n "${!v:-}" ] || usage
+done
+: "${SWEEP=}"
 
 sys=/sys
 if [ -n "${SLABPARK_SYSFS:-}" ]; then
@@ -184,7 +165,7 @@ if [ "$check_only" = 1 ]; then
 	exit 0
 fi
 
-results=${RESULTS_DIR:-$SLABPARK_TOP/results/$(date +%Y%m%d-%H%M%S)}
+results=$RESULTS_DIR
 data=$results/host
 mkdir -p "$data"
 results=$(cd "$results" && pwd)
@@ -250,10 +231,10 @@ compare_pid=
 [ -d "$data/runs" ] || sp_die "the comparison left no run data in $data"
 
 if ! command -v python3 >/dev/null 2>&1; then
-	echo "slabpark: no python3 here: the runs are in $data; for the report run 'HOST=1 tools/run.sh --report $results' where python3 is"
+	echo "slabpark: no python3 here: the runs are in $data; for the report run 'PYTHONPATH=tools python3 -m slabpark run --report $results' where python3 is"
 	exit 0
 fi
-report "$results"
+PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark run --report "$results"
 # results owned by who ran sudo, not root
 if [ -n "${SUDO_UID:-}" ] && [ -n "${SUDO_GID:-}" ]; then
 	chown -R "$SUDO_UID:$SUDO_GID" "$results" 2>/dev/null || true

@@ -21,8 +21,8 @@
 #                    inside a cross run, into out/slab-window/ (the host
 #                    checks the per-node split: slabpark.guest_out)
 #   race-widen       tools/guest/guest-race-widen.sh (widen kernel only)
-#   host-mode        make run HOST=1 as a tester runs it (tools/run.sh ->
-#                    tools/run-host.sh, under the staged bash), with the
+#   host-mode        make run HOST=1 as a tester runs it (tools/run-host.sh
+#                    with make run's knobs, under the staged bash), with the
 #                    staged module.  Patched kernel: prerequisites pass, a
 #                    loaded module is refused and left alone, SIGTERM mid-run
 #                    removes the module, a short run leaves the runs of
@@ -87,12 +87,14 @@ suite_kselftest() {
 	return "$sk_rc"
 }
 
-# make run HOST=1 (HOST=1 tools/run.sh, bash) with the staged module
-# instead of building one; HM_ENV: more NAME=VALUE settings
+# make run HOST=1 (tools/run-host.sh, bash, with the knobs python3 -m
+# slabpark run would give it: HOST_KNOBS) with the staged module instead of
+# building one; HM_ENV: more NAME=VALUE settings
+HOST_KNOBS="RUNS=3 DURATION_MS=4000 LOCKSTAT=0 MEASURE=0 SWEEP= RESULTS_DIR=/tmp/host-mode"
 # shellcheck disable=SC2317 # called from check_host_mode
 host_run() {
-	# shellcheck disable=SC2086 # HM_ENV is a list of words
-	env HOST=1 HOST_MODULE="$KO" $HM_ENV bash "$S/tools/run.sh" "$@"
+	# shellcheck disable=SC2086 # HOST_KNOBS and HM_ENV are lists of words
+	env HOST=1 HOST_MODULE="$KO" $HOST_KNOBS PLACEMENTS="cross local balanced" $HM_ENV bash "$S/tools/run-host.sh" "$@"
 }
 
 # expect_runs RESULTS PLACEMENT MODE...: a HOST=1 run's exit status was
@@ -181,8 +183,9 @@ check_host_mode() {
 
 	# SIGTERM during a run: the trap ends the comparison, removes the module
 	# (not through host_run: the signal must reach bash, not a subshell)
-	env HOST=1 HOST_MODULE="$KO" RUNS=1 DURATION_MS=8000 \
-		PLACEMENTS=cross RESULTS_DIR="$hm/interrupted" bash "$S/tools/run.sh" >"$hm/interrupted.txt" 2>&1 &
+	# shellcheck disable=SC2086 # HOST_KNOBS is a list of words
+	env HOST=1 HOST_MODULE="$KO" $HOST_KNOBS RUNS=1 DURATION_MS=8000 \
+		PLACEMENTS=cross RESULTS_DIR="$hm/interrupted" bash "$S/tools/run-host.sh" >"$hm/interrupted.txt" 2>&1 &
 	pid=$!
 	i=0
 	while [ "$(cat "$DBG/status" 2>/dev/null)" != running ] && [ "$i" -lt 300 ]; do

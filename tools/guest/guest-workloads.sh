@@ -10,7 +10,7 @@
 #   WORKLOAD  mmap1     bin/mmap_loop TASKS SECONDS (will-it-scale's mmap1:
 #                       each task maps and unmaps 128 MB in a loop)
 #             mmapaddr  stress-ng --mmapaddr TASKS (the regression report's
-#                       stressor), staged under stress-ng/ by tools/run.sh
+#                       stressor), staged under stress-ng/ by make run
 #   ROUNDS    rounds; each runs every task count in every mode, in turn
 #   TASKS     task counts, e.g. "4 8" (8 > the 4 vCPUs: oversubscribed)
 #   MODES     park modes (default "0 1 2"), run in reverse order in even
@@ -51,7 +51,7 @@ case $workload in
 mmap1) [ -x "$S/bin/mmap_loop" ] || { echo "guest-workloads: no $S/bin/mmap_loop" >&2; exit 1; } ;;
 mmapaddr)
 	SNG=$S/stress-ng
-	[ -x "$SNG/bin/stress-ng" ] || { echo "guest-workloads: no $SNG/bin/stress-ng (staged by tools/run.sh)" >&2; exit 1; }
+	[ -x "$SNG/bin/stress-ng" ] || { echo "guest-workloads: no $SNG/bin/stress-ng (staged by make run)" >&2; exit 1; }
 	;;
 *) usage ;;
 esac

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""python3 -m slabpark report|summary DIR | experiment | check | test
-   | soak | slabstat
+"""python3 -m slabpark run | report|summary DIR | check | test | soak
+   | deps | slabstat
 
 report DIR [--where W --runs R]: the report of a results directory,
   printed and written to DIR/report.txt, with summary.txt (as 'summary'
@@ -15,8 +15,10 @@ report DIR [--where W --runs R]: the report of a results directory,
   summary-*.csv.
 summary DIR: writes DIR/summary.txt (<= 80 columns, <= 40 lines; the key
   rows, beyond/within noise, a conclusion) and prints it.
-experiment: what make run BASE=1 / WORKLOAD= / MIN_PARTIAL=1 / FLUSH=1
-  do, from the environment tools/run.sh has checked (slabpark.experiment).
+run [--check-only | --report DIR]: make run (slabpark.run), its knobs
+  in the environment (slabpark.config; run --help lists them).
+deps: the Debian packages the bench needs, installed as root
+  (slabpark.deps).
 check [STEP...] [--full] [--list]: make check (slabpark.check).
 test: the package's unit tests as KTAP (make check's step python).
 soak: make soak, a randomized long guest run (slabpark.steps.soak).
@@ -30,14 +32,29 @@ import json
 import os
 import sys
 
-from . import (check, comparison, experiment, facts, ktap, report, slabstat,
-               steps, summary)
+from . import check, config, deps, ktap, run, slabstat, steps, summary
+
+
+class Parser(argparse.ArgumentParser):
+    """a usage error in one line (the usage: --help)"""
+
+    def error(self, message):
+        self.exit(2, '%s: error: %s\n' % (self.prog, message))
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog='python3 -m slabpark',
-                                 description='slab parking bench, host side')
+    ap = Parser(prog='python3 -m slabpark',
+                description='slab parking bench, host side')
     sub = ap.add_subparsers(dest='cmd', required=True)
+    rn = sub.add_parser('run', help='make run', epilog='knobs (make '
+                        'variables, from the environment):\n' +
+                        config.reference(),
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    what = rn.add_mutually_exclusive_group()
+    what.add_argument('--check-only', action='store_true',
+                      help="HOST=1: check this machine's prerequisites only")
+    what.add_argument('--report', metavar='DIR', help="the report of make "
+                      "run HOST=1's runs in DIR/host (made without python3)")
     rp = sub.add_parser('report', help='the report of a results directory')
     rp.add_argument('results', help="a 'make run' results directory")
     rp.add_argument('--where', help='where it ran, for DIR/meta.txt')
@@ -45,8 +62,6 @@ def main(argv=None) -> int:
                     'DIR/meta.txt')
     sm = sub.add_parser('summary', help='DIR/summary.txt')
     sm.add_argument('results', help="a 'make run' results directory")
-    sub.add_parser('experiment', help='make run BASE=1 / WORKLOAD= / '
-                   'MIN_PARTIAL=1 / FLUSH=1 (from tools/run.sh)')
     cp = sub.add_parser('check', help='make check: the steps, one KTAP '
                         'document')
     cp.add_argument('steps', nargs='*', metavar='STEP')
@@ -55,6 +70,7 @@ def main(argv=None) -> int:
     cp.add_argument('--list', action='store_true', help='list the steps')
     sub.add_parser('test', help="the package's unit tests, as KTAP")
     sub.add_parser('soak', help='make soak: a randomized long guest run')
+    sub.add_parser('deps', help='the Debian packages the bench needs')
     argv = sys.argv[1:] if argv is None else argv
     # before argparse, which would take the '--' between compare's groups
     if argv[:1] == ['slabstat']:
@@ -66,8 +82,11 @@ def main(argv=None) -> int:
         return steps.soak()
     if args.cmd == 'test':
         return ktap.main_test(check.TOP)
-    if args.cmd == 'experiment':
-        return experiment.main()
+    if args.cmd == 'run':
+        return run.main(args.check_only, args.report)
+    if args.cmd == 'deps':
+        check.setup_env()
+        return deps.main()
     if not os.path.isdir(args.results):
         ap.error('%s: not a directory' % args.results)
     name = 'slabpark %s' % args.cmd
@@ -75,24 +94,13 @@ def main(argv=None) -> int:
         if args.cmd == 'summary':
             sys.stdout.write(summary.write(args.results))
             return 0
-        data = comparison.data_dir(args.results)
-        if args.where:
-            facts.write_meta(args.results, args.where, args.runs)
-        lines = comparison.report(args.results, data) if data else \
-            report.report(args.results)
+        lines, _ = run.write_report(args.results, args.where or '',
+                                    args.runs)
     except (FileNotFoundError, KeyError, ValueError,
             json.JSONDecodeError, slabstat.Error) as e:
         print('%s: %s' % (name, e), file=sys.stderr)
         return 1
-    text = '\n'.join(lines) + '\n'
-    sys.stdout.write(text)
-    with open(os.path.join(args.results, 'report.txt'), 'w') as f:
-        f.write(text)
-    try:
-        summary.write(args.results)
-    except (FileNotFoundError, KeyError, ValueError) as e:
-        print('%s: no summary.txt: %s' % (name, e), file=sys.stderr)
-        return 1
+    sys.stdout.write('\n'.join(lines) + '\n')
     return 0
 
 

@@ -254,8 +254,8 @@ def build_kernel(ctx, *args):
 # ---- steps that are code
 
 def do_deps(ctx):
-    ctx.run(['tools/install-deps.sh'], check=True)
-    ctx.say('build dependencies present')
+    ctx.run([sys.executable, '-m', 'slabpark', 'deps'],
+            env={'PYTHONPATH': os.path.join(TOP, 'tools')}, check=True)
 
 
 SH_SHEBANG = re.compile(r'^#!/bin/(busybox )?sh')
@@ -310,29 +310,42 @@ def do_python_lint(ctx):
                    'python lint failed')
 
 
-# make run's refusals of the knobs tools/slabpark takes over: each case
-# VAR=VALUE settings; make run must exit non-zero with exactly one line,
-# "slabpark: error: ...", before building anything.
+# make run's refusals (slabpark.config): each case VAR=VALUE settings and
+# the why of its one line, "slabpark: error: NAME=VALUE: why", with exit
+# status 2 before anything is built
 RUN_REFUSALS = (
-    {'BASE': '2'},
-    {'BOOTS': '0'},
-    {'WORKLOAD': 'mmap2'},
-    {'TASKS': 'x'},
-    {'MODES': '3'},
-    {'MIN_PARTIAL': '1', 'BASE': '1'},
-    {'WORKLOAD': 'mmap1', 'LOCKSTAT': '1'},
-    {'WORKLOAD': 'mmap1', 'MIN_PARTIAL': '1'},
-    {'BASE': '1', 'MEASURE': '1'},
-    {'FLUSH': 'yes'},
-    {'FLUSH': '1', 'MIN_PARTIAL': '1'},
-    {'FLUSH': '1', 'HOST': '1'},
-    {'BOOTS': '3'},
-    {'BASE': '1', 'PATCHES': 'none'},
-    {'BASE': '1', 'KSRC': '/nonexistent'},
-    {'MODES': '1 1'},
-    {'WORKLOAD': 'mmap1', 'TASKS': '1025'},
-    {'WORKLOAD': 'mmap1', 'DURATION_MS': '500'},
-    {'MIN_PARTIAL': '1', 'MODES': '1'},
+    ({'BASE': '2'}, 'BASE=2: must be 0 or 1'),
+    ({'BOOTS': '0'}, 'BOOTS=0: must be a positive integer'),
+    ({'RUNS': 'x'}, 'RUNS=x: must be a positive integer'),
+    ({'WORKLOAD': 'mmap2'}, r'WORKLOAD=mmap2: unknown \(.*mmap1, mmapaddr\)'),
+    ({'TASKS': 'x'}, 'TASKS=x: must be a positive integer'),
+    ({'MODES': '3'}, "MODES=3: unknown mode '3'"),
+    ({'PLACEMENTS': 'far'}, "PLACEMENTS=far: unknown placement 'far'"),
+    ({'SWEEP': 'barn'}, 'SWEEP=barn: unknown'),
+    ({'NODES': '1'}, 'NODES=1: cross and balanced need 2 nodes'),
+    ({'MIN_PARTIAL': '1', 'BASE': '1'}, 'MIN_PARTIAL=1: .*not with BASE=1'),
+    ({'WORKLOAD': 'mmap1', 'LOCKSTAT': '1'}, 'LOCKSTAT=1: .*not lock_stat'),
+    ({'WORKLOAD': 'mmap1', 'MIN_PARTIAL': '1'}, 'MIN_PARTIAL=1: .*one at a '
+     'time'),
+    ({'BASE': '1', 'MEASURE': '1'}, 'MEASURE=1: goes with the plain module '
+     'comparison only'),
+    ({'FLUSH': 'yes'}, 'FLUSH=yes: must be 0 or 1'),
+    ({'FLUSH': '1', 'MIN_PARTIAL': '1'}, 'FLUSH=1: .*one at a time'),
+    ({'FLUSH': '1', 'HOST': '1'}, 'HOST=1: runs the module comparison only'),
+    ({'BOOTS': '3'}, 'BOOTS=3: goes with BASE=1'),
+    ({'BASE': '1', 'PATCHES': 'none'}, 'BASE=1: .*not with PATCHES=none'),
+    ({'BASE': '1', 'KSRC': '/nonexistent'}, 'BASE=1: .*not with KSRC='),
+    ({'MEASURE': '1', 'PATCHES': 'none'}, 'MEASURE=1: .*not with PATCHES'),
+    ({'MODES': '1 1'}, 'MODES=1 1: mode 1 twice'),
+    ({'WORKLOAD': 'mmap1', 'TASKS': '1025'}, 'TASKS=1025: at most 1024'),
+    ({'WORKLOAD': 'mmap1', 'DURATION_MS': '500'}, r'DURATION_MS=500: .*whole '
+     r'seconds \(>= 1000\)'),
+    ({'MIN_PARTIAL': '1', 'MODES': '1'}, 'MODES=1: .*not MIN_PARTIAL=1'),
+    ({'ALLOC_NODE': '1', 'FREE_NODE': '1'}, 'FREE_NODE=1: the same node as '
+     'ALLOC_NODE'),
+    ({'GUEST_TIMEOUT': '-1'}, 'GUEST_TIMEOUT=-1: must be a positive '
+     'integer'),
+    ({'RESULTS_DIR': TOP}, 'RESULTS_DIR=.*: not empty'),
 )
 
 
@@ -340,36 +353,43 @@ def knobs(case):
     return ' '.join('%s=%s' % kv for kv in case.items())
 
 
-def refused(rc, out):
-    """make run's refusal: a failure with one 'slabpark: error:' line."""
+def refused(rc, out, why):
+    """make run's refusal: status 2 with one line 'slabpark: error: WHY'
+    (a regex)."""
     lines = out.rstrip('\n').split('\n')
-    return rc != 0 and len(lines) == 1 and \
-        lines[0].startswith('slabpark: error: ')
+    return rc == 2 and len(lines) == 1 and \
+        re.match('slabpark: error: ' + why, lines[0]) is not None
 
 
 def do_python(ctx):
     """The package's unit tests (python3 -m slabpark test, KTAP) and
-    make run's refusals of RUN_REFUSALS."""
+    make run's refusals of RUN_REFUSALS, from a copy of the package
+    alone, which a refusal that fails cannot build or boot with."""
     env = {'PYTHONPATH': os.path.join(TOP, 'tools')}
     with ctx.subtest('unittest') as st:
         st.ok = ctx.run([sys.executable, '-m', 'slabpark', 'test'],
                         env=env) == 0
     ok = st.ok
-    with ctx.subtest('run-refusals') as st:
-        for case in RUN_REFUSALS:
-            p = subprocess.run(['tools/run.sh'], cwd=TOP,
-                               env=dict(os.environ, **case),
+    with ctx.subtest('run-refusals') as st, \
+            tempfile.TemporaryDirectory() as work:
+        shutil.copytree(os.path.join(TOP, 'tools', 'slabpark'),
+                        os.path.join(work, 'tools', 'slabpark'),
+                        ignore=shutil.ignore_patterns('tests', '__pycache__'))
+        env = {'PYTHONPATH': os.path.join(work, 'tools')}
+        for case, why in RUN_REFUSALS:
+            p = subprocess.run([sys.executable, '-m', 'slabpark', 'run'],
+                               cwd=work, env=dict(os.environ, **env, **case),
                                stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT)
             out = p.stdout.decode('utf-8', 'replace')
-            if refused(p.returncode, out):
+            if refused(p.returncode, out, why):
                 ctx.say('# make run %s: %s' % (knobs(case), out.strip()))
                 st.result(True, 'make run ' + knobs(case))
             else:
-                ctx.say('# make run %s: want one "slabpark: error:" line '
-                        'and a failure, got status %d:' %
-                        (knobs(case), p.returncode))
+                ctx.say('# make run %s: want status 2 and one line '
+                        '"slabpark: error: %s", got status %d:' %
+                        (knobs(case), why, p.returncode))
                 for t in out.splitlines():
                     ctx.say('#   ' + t)
                 st.result(False, 'make run ' + knobs(case))
@@ -591,7 +611,7 @@ def intree_stages(ctx):
 # name, what it runs; needs= the steps that must pass before in the same
 # call, full=True only in make check-full, skip= when it does not apply
 STEPS = (
-    Step('deps', do_deps, what='tools/install-deps.sh'),
+    Step('deps', do_deps, what='python3 -m slabpark deps'),
     Step('shellcheck', do_shellcheck, what='shellcheck -x of every script'),
     Step('python-lint', do_python_lint,
          what='py_compile, pyflakes3, flake8 of every Python file'),

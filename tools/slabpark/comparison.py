@@ -134,8 +134,8 @@ def placements(runs: Runs, csv_path: str) -> List[str]:
 
 
 def asked(results: str, knob: str) -> bool:
-    """KNOB=1 was set for the run (meta.txt's runs line, tools/lib.sh's
-    sp_report)"""
+    """KNOB=1 was set for the run (meta.txt's runs line,
+    slabpark.run.runs_line)"""
     return (knob + '=1') in F.read_meta(results).get('runs', '').split()
 
 

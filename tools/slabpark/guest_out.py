@@ -6,7 +6,8 @@ checks here read them.
 
 - host-mode: make run HOST=1's short run left its dumps and results in
   out/host-mode/results/host/; here its report is made as a tester
-  without python3 on the box would ('HOST=1 tools/run.sh --report DIR')
+  without python3 on the box would ('python3 -m slabpark run --report
+  DIR')
   and checked against HOST_MODE_REPORT of the kernel.
 - slab-window: tools/guest/slab-dump.sh before and after a window inside
   a cross run (allocators on node 0, freers on node 1), in
@@ -18,9 +19,10 @@ Each check is one KTAP result of a subtest '<suite>-host'.
 
 import os
 import re
+import sys
 from typing import Callable, Dict, List, Tuple
 
-from . import slabstat
+from . import config, slabstat
 
 CACHE = 'nfs_page_test'
 
@@ -118,8 +120,9 @@ def host_mode(ctx, files: str, kernel: str) -> List[Check]:
     if not os.path.isfile(os.path.join(results, 'host', 'knobs')):
         return [(False, 'host-mode left its runs', 'no %s/host/knobs'
                  % results)]
-    rc = ctx.run(['tools/run.sh', '--report', results], env={'HOST': '1'})
-    return [(rc == 0, 'HOST=1 tools/run.sh --report exits 0',
+    rc = ctx.run([sys.executable, '-m', 'slabpark', 'run', '--report',
+                  results], env={'PYTHONPATH': os.path.join(config.TOP, 'tools')})
+    return [(rc == 0, 'python3 -m slabpark run --report exits 0',
              'status %d' % rc)] + report_checks(results,
                                                 HOST_MODE_REPORT[kernel])
 

@@ -207,4 +207,5 @@ def report(results: str) -> List[str]:
     if not (mod or wl or mp):
         raise FileNotFoundError('%s: no guest results (guest/files or '
                                 'boot<NN>-<kernel>/files)' % results)
-    return out
+    return out + ['', 'results: %s: summary.txt report.txt summary-*.csv '
+                  "meta.txt, the boots' directories" % results]

@@ -89,20 +89,27 @@ def make_tree(root, leave=(), files=None):
             f.write(text + '\n' if text else '')
 
 
-# HOST=1 tools/run.sh --check-only on the complete fake tree and a fake
-# KDIR, make run's knobs unset; a case's settings go on top
+def make_run(top, *args):
+    """make run (python3 -m slabpark run ARGS) of the tree TOP"""
+    return ('env', 'PYTHONPATH=%s/tools' % top, 'python3', '-m',
+            'slabpark', 'run', *args)
+
+
+# HOST=1 python3 -m slabpark run --check-only on the complete fake tree and
+# a fake KDIR, make run's knobs unset; a case's settings go on top
 HOST_CHECK = {'HOST': '1', 'SLABPARK_SYSFS': 'full', 'KDIR': '{work}/kdir',
               'HOST_BASE_ONLY': '', 'HOST_MODULE': '', 'RUNS': '',
               'DURATION_MS': '', 'PLACEMENTS': '', 'LOCKSTAT': '',
               'MEASURE': '', 'SWEEP': ''}
-CHECK_ONLY = ('tools/run.sh', '--check-only')
+CHECK_ONLY = make_run('{top}', '--check-only')
 FAKE = None     # CHECK_ONLY with HOST_CHECK
 # (what, exit status, the one line's regex: on stderr for a refusal, on
 # stdout for a pass, settings, command).  With the command FAKE (CHECK_ONLY)
 # the settings go on top of HOST_CHECK, else on top of make check's
-# environment; SLABPARK_SYSFS names a FAKE_TREES tree; {work}: the
-# step's scratch directory (kdir, bogus.ko, vmtop: a copy of run.sh and
-# lib.sh alone, which cannot build or boot); None unsets.
+# environment; SLABPARK_SYSFS names a FAKE_TREES tree; {top}: this tree;
+# {work}: the step's scratch directory (kdir, bogus.ko, vmtop: a copy of
+# tools/slabpark alone, which cannot build or boot); None unsets.  make
+# run's refusals of a knob exit 2 (slabpark.config), run-host.sh's 1.
 HOST_REFUSALS = (
     ('complete tree passes', 0, '^slabpark: prerequisites ok: 2 nodes, SLUB '
      'counters, park switch, kernel ', {}, FAKE),
@@ -147,10 +154,10 @@ HOST_REFUSALS = (
      {'SLABPARK_SYSFS': 'loaded'}, FAKE),
     ('SLABPARK_SYSFS without --check-only: refused', 1,
      ERR + 'SLABPARK_SYSFS=.* only with --check-only',
-     {'HOST': '1', 'SLABPARK_SYSFS': 'full'}, ('tools/run.sh',)),
-    ('a bad knob: refused', 1, ERR + 'RUNS=0: must be a positive integer',
+     {'HOST': '1', 'SLABPARK_SYSFS': 'full'}, make_run('{top}')),
+    ('a bad knob: refused', 2, ERR + 'RUNS=0: must be a positive integer',
      {'RUNS': '0'}, FAKE),
-    ('HOST=2: refused', 1, ERR + 'HOST=2: must be 0 or 1', {'HOST': '2'},
+    ('HOST=2: refused', 2, ERR + 'HOST=2: must be 0 or 1', {'HOST': '2'},
      FAKE),
     ('HOST_BASE_ONLY=yes: refused', 1, ERR + 'HOST_BASE_ONLY=yes: must be 0 '
      'or 1', {'HOST_BASE_ONLY': 'yes'}, FAKE),
@@ -182,16 +189,18 @@ HOST_REFUSALS = (
      r'prerequisites ok: .*, nodes 0 -> 1, 2 threads \(warning: SMT: in '
      "local, 1 of 1 freers run on an allocator.s sibling thread",
      {'SLABPARK_SYSFS': 'smt'}, FAKE),
-    ('make run (VM) ALLOC_NODE=x: refused before the boot', 1,
+    ('make run (VM) ALLOC_NODE=x: refused before the boot', 2,
      ERR + 'ALLOC_NODE=x: not a node number',
-     {'HOST': '', 'NODES': '2', 'ALLOC_NODE': 'x'}, ('{work}/vmtop/tools/run.sh',)),
-    ('make run (VM) FREE_NODE=2 with NODES=2: refused before the boot', 1,
+     {'HOST': '', 'NODES': '2', 'ALLOC_NODE': 'x'}, make_run('{work}/vmtop')),
+    ('make run (VM) FREE_NODE=2 with NODES=2: refused before the boot', 2,
      ERR + r'FREE_NODE=2: the guest has nodes 0..1 \(NODES=2\)',
-     {'HOST': '', 'NODES': '2', 'FREE_NODE': '2'},
-     ('{work}/vmtop/tools/run.sh',)),
+     {'HOST': '', 'NODES': '2', 'FREE_NODE': '2'}, make_run('{work}/vmtop')),
     ('a wrong argument: usage', 2,
-     r'^usage: HOST=1 .*tools/run.sh \[--check-only\]', {'HOST': '1'},
-     ('tools/run.sh', '--bogus')),
+     r'^python3 -m slabpark: error: unrecognized arguments: --bogus$',
+     {'HOST': '1'}, make_run('{top}', '--bogus')),
+    ('run-host.sh without the knobs: usage', 2,
+     r'^usage: .*tools/run-host.sh \[--check-only\]',
+     {'HOST': '1', 'RUNS': None}, ('tools/run-host.sh',)),
 )
 # as "nobody", from {work}/top: a copy of what make run HOST=1 runs
 # first, which nobody can read wherever the checkout is; make's own
@@ -202,7 +211,7 @@ NOBODY = ('setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
 NOBODY_REFUSALS = (
     ('not root (nobody, complete tree): refused', 1, ERR + '.*run it as root',
      {'HOST': '1', 'SLABPARK_SYSFS': 'full', 'KDIR': '{work}/kdir'},
-     NOBODY + ('{work}/top/tools/run.sh', '--check-only')),
+     NOBODY + make_run('{work}/top', '--check-only')),
     ('not root, make run HOST=1: refused', 2,
      ERR + r'.*run it as root \(sudo make run HOST=1\)',
      {'MAKELEVEL': None, 'MAKEFLAGS': None, 'MFLAGS': None},
@@ -257,8 +266,9 @@ def host_case(ctx, work, case):
             env[k] = os.path.join(work, v)
         else:
             env[k] = v.format(work=work)
-    p = check.Context.child([a.format(work=work) for a in argv], env=env,
-                            cwd=check.TOP, capture=True)
+    p = check.Context.child([a.format(work=work, top=check.TOP)
+                             for a in argv], env=env, cwd=check.TOP,
+                            capture=True)
     bad = judge(want, regex, p.returncode, p.stdout, p.stderr)
     if not bad and module_loaded():
         bad = ['%s is loaded afterwards' % MODULE]
@@ -270,7 +280,7 @@ def host_case(ctx, work, case):
 
 def do_host_refusals(ctx):
     """make run HOST=1's prerequisite checks (tools/run-host.sh, through
-    tools/run.sh as make runs it) on fake sysfs trees (SLABPARK_SYSFS,
+    python3 -m slabpark run as make runs it) on fake sysfs trees (SLABPARK_SYSFS,
     with --check-only), one prerequisite taken away at a time, without
     loading anything: HOST_REFUSALS, NOBODY_REFUSALS as root, and this
     host's own kernel as it is (refused in one line, or passed)."""
@@ -286,13 +296,16 @@ def do_host_refusals(ctx):
             f.write('# a fake kernel build tree\n')
         with open(os.path.join(work, 'bogus.ko'), 'w') as f:
             f.write('not a module\n')
-        for top, files in (('vmtop', ('tools/run.sh', 'tools/lib.sh')),
-                           ('top', ('Makefile', 'tools/run.sh',
-                                    'tools/run-host.sh', 'tools/lib.sh'))):
+        for top, files in (('vmtop', ()),
+                           ('top', ('Makefile', 'tools/run-host.sh',
+                                    'tools/lib.sh'))):
+            shutil.copytree(os.path.join(check.TOP, 'tools', 'slabpark'),
+                            os.path.join(work, top, 'tools', 'slabpark'),
+                            ignore=shutil.ignore_patterns('tests',
+                                                          '__pycache__'))
             for f in files:
-                dst = os.path.join(work, top, f)
-                os.makedirs(os.path.dirname(dst), exist_ok=True)
-                shutil.copy2(os.path.join(check.TOP, f), dst)
+                shutil.copy2(os.path.join(check.TOP, f),
+                             os.path.join(work, top, f))
         cases = list(HOST_REFUSALS)
         nobody = os.getuid() == 0 and shutil.which('setpriv')
         if nobody:
@@ -301,7 +314,8 @@ def do_host_refusals(ctx):
         if not nobody:
             ctx.result(True, 'not root', 'SKIP needs root and setpriv to run '
                        'as nobody')
-        p = check.Context.child(CHECK_ONLY, env=dict(os.environ, HOST='1'),
+        p = check.Context.child([a.format(top=check.TOP) for a in CHECK_ONLY],
+                                env=dict(os.environ, HOST='1'),
                                 cwd=check.TOP, capture=True)
         host = ('this host (%s): meets the prerequisites' % os.uname().release,
                 0, '^slabpark: prerequisites ok', {'HOST': '1'}, CHECK_ONLY)
@@ -321,7 +335,6 @@ SPDX_RST = '.. SPDX-License-Identifier: GPL-2.0'
 MODULE_SRC = 'mm/slub_stress.c'
 STRESS_DOC = 'Documentation/dev-tools/slub-stress.rst'
 PARK_DOC = 'Documentation/mm/slab-parking.rst'
-BENCH_DOC = 'Documentation/dev-tools/slabpark-bench.rst'
 ABI_FILE = 'Documentation/ABI/testing/sysfs-kernel-slab'
 README_LINES = 200
 ID = r'[A-Za-z_][A-Za-z0-9_]*'
@@ -372,13 +385,6 @@ def patch_added(patch, path):
     return out
 
 
-def entries(doc, name):
-    """How many entries of a definition list start with ``NAME=...`` or
-    ``NAME`` (first or after ', ')."""
-    e = re.compile(r'(^|, )``%s(=|``)' % re.escape(name))
-    return sum(1 for t in doc.splitlines() if e.search(t))
-
-
 def make_exports(makefile):
     """The variables of the Makefile's export line (and its continuation
     lines)."""
@@ -396,7 +402,7 @@ def rst_problems(top, paths):
         from docutils.parsers.rst import Directive, directives, roles
     except ImportError:
         return ['%s has no docutils (Debian: python3-docutils, '
-                'tools/install-deps.sh)' % sys.executable]
+                'python3 -m slabpark deps)' % sys.executable]
     import io
 
     class NoOp(Directive):
@@ -484,18 +490,20 @@ def doc_checks(top):
             'Documentation/' % (n, README_LINES)], '%d lines' % n)
 
     mvars = make_exports(read('Makefile'))
-    bench = read(BENCH_DOC)
     bad = [] if mvars else ['Makefile: no export line (has it changed?)']
-    bad += ["Make variable '%s' (exported by the Makefile) has %d entries in "
-            "%s, want 1" % (v, entries(bench, v), BENCH_DOC)
-            for v in mvars if entries(bench, v) != 1]
-    yield 'make-variables', bad, '%d, each once in %s' % (len(mvars), BENCH_DOC)
+    bad += ["Make variable '%s' (exported by the Makefile) is not in the knob "
+            "table (tools/slabpark/config.py KNOBS)" % v
+            for v in mvars if v not in config.BY_NAME]
+    bad += ["knob '%s' (tools/slabpark/config.py) is not exported by the "
+            "Makefile" % k for k in config.BY_NAME if k not in mvars]
+    yield 'make-variables', bad, '%d, each in the knob table' % len(mvars)
 
 
 def do_docs(ctx, top=None):
     """The facts of the code that the documentation must name: every .rst
     valid, every module parameter, sysfs attribute and debugfs file of
-    the series and every exported Make variable documented; README a map
+    the series documented, every exported Make variable in the knob
+    table (slabpark.config); README a map
     of <= 200 lines."""
     ok = True
     for name, bad, what in doc_checks(top or check.TOP):
@@ -956,4 +964,4 @@ def soak():
 
 
 # after the definitions: check imports this module for its STEPS table
-from . import check  # noqa: E402
+from . import check, config  # noqa: E402

@@ -42,7 +42,7 @@ DURATION_MS=4000
 TASKS="16 32"
 MAX_MIB=60
 
-tools/install-deps.sh
+PYTHONPATH=tools python3 -m slabpark deps >&2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 kit=$work/slabpark-kit

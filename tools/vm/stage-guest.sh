@@ -12,9 +12,9 @@
 #   kselftest/                 run_kselftest.sh layout with collection slub_park
 #   kernel.config              the kernel's .config (what a guest test may
 #                              expect of it, e.g. slub_kunit's skips)
-#   tools/                     tools/guest/, tools/report/, and tools/lib.sh,
-#                              run.sh and run-host.sh (make run HOST=1, which
-#                              make check runs in the guest), laid out as here
+#   tools/                     tools/guest/, tools/report/, and tools/lib.sh
+#                              and run-host.sh (make run HOST=1, which make
+#                              check runs in the guest), laid out as here
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
@@ -56,7 +56,7 @@ if [ -f "$bdir/lib/tests/slub_kunit.ko" ]; then
 fi
 
 bash_static=$(command -v bash-static) ||
-	sp_die "bash-static is missing (apt-get install bash-static, or tools/install-deps.sh)"
+	sp_die "bash-static is missing (apt-get install bash-static, or python3 -m slabpark deps)"
 cp "$bash_static" "$stage/bin/bash"
 sp_run_logged "$SLABPARK_LOGDIR/mmap-loop.log" "building mmap_loop (static)" \
 	gcc -O2 -Wall -Wextra -Werror -static -o "$stage/bin/mmap_loop" "$SLABPARK_TOP/tools/guest/mmap_loop.c"
@@ -71,5 +71,5 @@ sp_run_logged "$SLABPARK_LOGDIR/selftest-install.log" "building and installing s
 mkdir -p "$stage/tools/report"
 cp -a "$SLABPARK_TOP/tools/guest" "$stage/tools/"
 cp "$SLABPARK_TOP"/tools/report/*.sh "$stage/tools/report/"
-cp "$SLABPARK_TOP"/tools/{lib,run,run-host}.sh "$stage/tools/"
+cp "$SLABPARK_TOP"/tools/{lib,run-host}.sh "$stage/tools/"
 echo "$stage"

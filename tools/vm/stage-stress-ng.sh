@@ -15,7 +15,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 [ $# -eq 0 ] || { echo "usage: $0" >&2; exit 2; }
-sng=$(command -v stress-ng) || sp_die "stress-ng is missing (apt-get install stress-ng, or tools/install-deps.sh)"
+sng=$(command -v stress-ng) || sp_die "stress-ng is missing (apt-get install stress-ng, or python3 -m slabpark deps)"
 dir=$SLABPARK_CACHE/stress-ng-stage
 rm -rf "$dir"
 mkdir -p "$dir/bin" "$dir/lib"

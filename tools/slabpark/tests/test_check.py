@@ -542,10 +542,18 @@ class TableTest(unittest.TestCase):
             self.assertIsNone(by[n].skip({'CHECK_DEBUG': '1'}))
 
     def test_refusals(self):
-        self.assertTrue(check.refused(1, 'slabpark: error: BASE=2: no\n'))
-        self.assertFalse(check.refused(0, 'slabpark: error: x\n'))
-        self.assertFalse(check.refused(1, 'slabpark: error: x\nmore\n'))
-        self.assertFalse(check.refused(1, 'error: x\n'))
+        self.assertTrue(check.refused(2, 'slabpark: error: BASE=2: no\n',
+                                      'BASE=2: '))
+        self.assertFalse(check.refused(1, 'slabpark: error: x\n', 'x'))
+        self.assertFalse(check.refused(0, 'slabpark: error: x\n', 'x'))
+        self.assertFalse(check.refused(2, 'slabpark: error: x\nmore\n', 'x'))
+        self.assertFalse(check.refused(2, 'error: x\n', 'x'))
+        # the line must say why (its case's regex)
+        self.assertFalse(check.refused(2, 'slabpark: error: RUNS=0: x\n',
+                                       'BASE=2: '))
+        for case, why in check.RUN_REFUSALS:
+            re.compile(why)
+            self.assertRegex(why, '^[A-Z_]+=', case)
         self.assertEqual(check.knobs({'BASE': '1', 'MODES': '1 1'}),
                          'BASE=1 MODES=1 1')
 
@@ -645,9 +653,6 @@ class DocsTest(unittest.TestCase):
         self.assertEqual(steps.DEBUGFS_FILE.findall(PATCH), ['park'])
         self.assertEqual(steps.patch_added(PATCH, steps.ABI_FILE),
                          ['+What:\t\t/sys/kernel/slab/<cache>/park_slab'])
-        doc = '``A=1``\n``B``, ``C=2``\n  ``D`` in text\n``AB=1``\n'
-        self.assertEqual([steps.entries(doc, v) for v in 'A B C D'.split()],
-                         [1, 1, 1, 0])
         self.assertEqual(steps.make_exports('X ?= 1\nexport A B_1 \\\n\tC\nexport D\n'),
                          ['A', 'B_1', 'C'])
         rst = 'T\n=\n\nA\n=\na1\n\nB\n=\nb1\n'
@@ -681,8 +686,8 @@ class DocsTest(unittest.TestCase):
             self.edit(d, steps.PARK_DOC, '``park_slab``', 'park-slab', -1)
             self.edit(d, steps.PARK_DOC, '/sys/kernel/debug/slab/<cache>/parked',
                       '/sys/kernel/debug/slab/<cache>/pa rked', -1)
-            self.edit(d, steps.BENCH_DOC, '``RUNS=3``', 'RUNS')
-            self.edit(d, steps.BENCH_DOC, '``KVM=1``', '``KVM=1``, ``NODES=3``')
+            self.edit(d, 'Makefile', 'export KSRC PATCHES RUNS ',
+                      'export KSRC PATCHES BOGUS ')
             with open(os.path.join(d, 'README'), 'a') as f:
                 f.write('x\n' * 200)
             bad = self.problems(d)
@@ -695,7 +700,7 @@ class DocsTest(unittest.TestCase):
                              ['debugfs file parked'])
             self.assertRegex(bad['readme'][0], r'^README has \d+ lines, more than 200')
             self.assertEqual([t.split(' (')[0] for t in bad['make-variables']],
-                             ["Make variable 'NODES'", "Make variable 'RUNS'"])
+                             ["Make variable 'BOGUS'", "knob 'RUNS'"])
 
     def test_abi_and_rst_fail(self):
         if importlib.util.find_spec('docutils') is None:

@@ -191,7 +191,7 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(comparison.measure(runs, self.dir), [])
         self.assertFalse(any(x.startswith('== free objects')
                              for x in self.report()))
-        # asked for (meta.txt's runs line, as tools/lib.sh's sp_report
+        # asked for (meta.txt's runs line, as slabpark.run.runs_line
         # writes it): a line saying there were none
         self.report('--where', 'TCG guest', '--runs', '1 x 1000 ms; '
                     'PLACEMENTS="cross" MEASURE=1')

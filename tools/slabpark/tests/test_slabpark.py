@@ -8,7 +8,7 @@ import os
 import tempfile
 import unittest
 
-from slabpark import experiment, report, runs, stats
+from slabpark import config, report, run, runs, stats
 
 
 def write(path, text):
@@ -116,36 +116,83 @@ class RunsTest(unittest.TestCase):
 
 
 ENV = {'RUNS': '1', 'DURATION_MS': '4000', 'PLACEMENTS': 'cross local',
-       'LOCKSTAT': '0', 'NODES': '2', 'CPUS_PER_NODE': '2', 'BASE': '1',
-       'BOOTS': '5'}
+       'BASE': '1', 'BOOTS': '5'}
+
+
+class ConfigTest(unittest.TestCase):
+    def test_defaults(self):
+        """a default may depend on the knobs before it"""
+        cfg = config.load({})
+        self.assertEqual((cfg.RUNS, cfg.PLACEMENTS, cfg.BOOTS, cfg.HOST),
+                         (3, ['cross', 'local', 'balanced'], 5, False))
+        self.assertEqual(config.load({'LOCKSTAT': '1'}).RUNS, 10)
+        self.assertEqual(config.load({'BASE': '1', 'LOCKSTAT': '1'}).RUNS, 1)
+        self.assertEqual(config.load({'MIN_PARTIAL': '1'}).RUNS, 5)
+        self.assertEqual(config.load({'SWEEP': 'sheaf'}).env['PLACEMENTS'],
+                         'cross local')
+        # empty is the default, as make passes an unset variable
+        self.assertEqual(config.load({'RUNS': '', 'NODES': ''}).NODES, 2)
+
+    def test_refusal_names_the_knob(self):
+        with self.assertRaisesRegex(config.ConfigError,
+                                    '^NODES=1: cross and balanced'):
+            config.load({'NODES': '1', 'PLACEMENTS': 'cross'})
+        self.assertEqual(config.load({'NODES': '1',
+                                      'PLACEMENTS': 'local'}).NODES, 1)
+        # HOST=1: tools/run-host.sh checks the nodes against the machine
+        self.assertEqual(config.load({'HOST': '1', 'FREE_NODE': '7'})
+                         .FREE_NODE, 7)
+
+    def test_reference(self):
+        """every knob in make help's reference, with its default"""
+        text = config.reference()
+        for k in config.KNOBS:
+            self.assertIn('\n  ' + k.name, '\n' + text)
+        self.assertIn('  PLACEMENTS\n', text)
+        self.assertIn('  DURATION_MS=4000\n', text)
 
 
 class ExperimentTest(unittest.TestCase):
     def test_same_places(self):
-        cfg = experiment.Config.from_env(ENV)
-        self.assertEqual(cfg.kernels(), ['base', 'patched'])
+        cfg = config.load(ENV)
+        self.assertEqual(run.kernels(cfg), ['base', 'patched'])
         # base: one run per patched mode; patched: modes reversed in odd
         # boots
-        self.assertEqual(cfg.guest_cmd('base', 0)[1], '2')
-        self.assertEqual(cfg.guest_cmd('patched', 0)[1:], [
+        self.assertEqual(run.guest_cmd(cfg, 'base', 0)[1], '2')
+        self.assertEqual(run.guest_cmd(cfg, 'patched', 0)[1:], [
             '1', '4000', 'cross local', '0', '', '0 1'])
-        self.assertEqual(cfg.guest_cmd('patched', 1)[-1], '1 0')
+        self.assertEqual(run.guest_cmd(cfg, 'patched', 1)[-1], '1 0')
 
     def test_workload_base_repeats(self):
-        cfg = experiment.Config.from_env(dict(ENV, WORKLOAD='mmap1',
-                                              TASKS='4 8'))
-        self.assertEqual(cfg.guest_cmd('base', 0), [
+        cfg = config.load(dict(ENV, WORKLOAD='mmap1', TASKS='4 8',
+                               PLACEMENTS=''))
+        self.assertEqual(run.guest_cmd(cfg, 'base', 0), [
             'tools/guest/guest-workloads.sh', 'mmap1', '1', '4', '4 8',
             'base base'])
-        self.assertEqual(cfg.guest_cmd('patched', 1)[-1], '1 0')
+        self.assertEqual(run.guest_cmd(cfg, 'patched', 1)[-1], '1 0')
 
     def test_flush(self):
-        cfg = experiment.Config.from_env(dict(ENV, BASE='0', FLUSH='1',
-                                              RUNS='3'))
-        self.assertEqual(cfg.kernels(), ['patched'])
-        self.assertEqual(cfg.guest_cmd('patched', 0)[1:], [
+        cfg = config.load(dict(ENV, BASE='0', BOOTS='', FLUSH='1', RUNS='3'))
+        self.assertEqual(run.kernels(cfg), ['patched'])
+        self.assertEqual(run.guest_cmd(cfg, 'patched', 0)[1:], [
             '3', '4000', 'local', '0', 'sheaf', '',
             'free_burst=1 inflight=4096'])
+
+    def test_module_comparison(self):
+        """make run: guest-compare.sh with the knobs, MEASURE's park=3 and
+        the sweep in the guest's time"""
+        cfg = config.load({'SWEEP': 'sheaf', 'RUNS': '2',
+                           'DURATION_MS': '1000'})
+        self.assertEqual(run.guest_cmd(cfg, 'patched'), [
+            'tools/guest/guest-compare.sh', '2', '1000', 'cross local', '0',
+            'sheaf', ''])
+        self.assertEqual(run.guest_timeout(cfg), 2 * 2 * 3 * 5 * 8 // 3 + 300)
+        self.assertEqual(run.guest_timeout(config.load(
+            {'MEASURE': '1', 'RUNS': '1', 'DURATION_MS': '1000',
+             'PLACEMENTS': 'cross'})), 4 * 5 + 300)
+        self.assertEqual(run.runs_line(config.load({'MEASURE': '1'})),
+                         '3 x 4000 ms per placement and mode; PLACEMENTS='
+                         '"cross local balanced" MEASURE=1')
 
 
 class MinPartialTest(unittest.TestCase):
