@@ -184,7 +184,7 @@ cfg=()
 [ "$LOCKSTAT" = 1 ] && cfg=(--config lockstat)
 [ "$MEASURE" = 1 ] && cfg+=(--variant measure)
 bdir=$(tools/kernel/build-kernel.sh "${cfg[@]}")
-stage=$(tools/vm/stage-guest.sh "$bdir")
+stage=$(PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark vm stage "$bdir")
 sp_stage "module and tools staged for the guest"
 
 results=${RESULTS_DIR:-$SLABPARK_TOP/results/$(date +%Y%m%d-%H%M%S)}
@@ -198,7 +198,7 @@ tmo=$((nplace * RUNS * nmodes * (DURATION_MS / 1000 + 4) + 300))
 genv=()
 [ -z "$ALLOC_NODE" ] || genv+=(--env "ALLOC_NODE=$ALLOC_NODE")
 [ -z "$FREE_NODE" ] || genv+=(--env "FREE_NODE=$FREE_NODE")
-GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} tools/vm/run-guest.sh --kernel "$bdir" \
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-$tmo} PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark vm run --kernel "$bdir" \
 	--stage "$stage:." --nodes "$NODES" --cpus-per-node "$CPUS_PER_NODE" "${genv[@]}" \
 	--out "$results/guest" -- tools/guest/guest-compare.sh \
 	"$RUNS" "$DURATION_MS" "$PLACEMENTS" "$LOCKSTAT" "$SWEEP" "$MODES"

@@ -3,8 +3,8 @@
 
 tools/run.sh checks the knobs and hands over here (its environment):
 the kernels are built by tools/kernel/build-kernel.sh and staged by
-tools/vm/stage-guest.sh, each boot is tools/vm/run-guest.sh running one
-guest script, and the tables are report.report().  With BASE=1 the
+vm.stage(), each boot is vm.run() running one guest script, and the
+tables are report.report().  With BASE=1 the
 boots alternate base, patched, base, ... (BOOTS of each), into
 RESULTS/boot<NN>-<kernel>/ (console.log, files/); otherwise one boot into RESULTS/guest/.
 """
@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List
 
-from . import facts, report, summary
+from . import facts, report, summary, vm
 
 # objects a burst frees: above 12 sheaves (2 per CPU + the barn's 10 full)
 # of the default capacity of nfs_page_test (60) up to 4x it
@@ -143,18 +143,15 @@ def meta(cfg: Config, builds: Dict[str, str]) -> Dict[str, str]:
     return out
 
 
-def run_guest(cfg: Config, bdir: str, stage: str, extra: List[str],
-              out: str, cmd: List[str]) -> int:
-    argv = [os.path.join(TOP, 'tools/vm/run-guest.sh'), '--kernel', bdir,
-            '--stage', stage + ':.'] + extra + [
-        '--nodes', str(cfg.nodes), '--cpus-per-node',
-        str(cfg.cpus_per_node), '--out', out, '--'] + cmd
-    env = dict(os.environ)
-    env.setdefault('GUEST_TIMEOUT', str(cfg.guest_timeout()))
-    return subprocess.run(argv, cwd=TOP, env=env).returncode
-
-
 def main() -> int:
+    try:
+        return experiment()
+    except vm.Error as e:
+        print('slabpark: error: %s' % e, file=sys.stderr)
+        return 1
+
+
+def experiment() -> int:
     cfg = Config.from_env(os.environ)
     results = os.environ.get('RESULTS_DIR') or os.path.join(
         TOP, 'results', time.strftime('%Y%m%d-%H%M%S'))
@@ -165,12 +162,11 @@ def main() -> int:
         return 1
     os.makedirs(results, exist_ok=True)
     builds = {k: build(k, cfg) for k in cfg.kernels()}
-    stages = {k: _out([os.path.join(TOP, 'tools/vm/stage-guest.sh'), b])
-              .splitlines()[-1] for k, b in builds.items()}
-    extra: List[str] = []
+    stages = {k: [vm.stage(b, lambda t: print(t, file=sys.stderr)) + ':.']
+              for k, b in builds.items()}
     if cfg.workload == 'mmapaddr':
-        sng = _out([os.path.join(TOP, 'tools/vm/stage-stress-ng.sh')])
-        extra = ['--stage', sng.splitlines()[-1] + ':stress-ng']
+        sng = vm.stage_stress_ng() + ':stress-ng'
+        stages = {k: s + [sng] for k, s in stages.items()}
     m = meta(cfg, builds)
     facts.write_meta(results, 'TCG guest, %d nodes x %d vCPUs' % (
         cfg.nodes, cfg.cpus_per_node), m.pop('runs'), m)
@@ -185,10 +181,14 @@ def main() -> int:
         print('== %s: %s kernel (%s)' % (os.path.basename(out), k,
                                          os.path.basename(builds[k])),
               flush=True)
-        rc = run_guest(cfg, builds[k], stages[k], extra,
-                       out, cfg.guest_cmd(k, b))
+        cmd = cfg.guest_cmd(k, b)
+        rc = vm.run(builds[k], os.path.join(TOP, cmd[0]), cmd[1:], out,
+                    stages[k], cfg.nodes, cfg.cpus_per_node,
+                    timeout=None if os.environ.get('GUEST_TIMEOUT')
+                    else cfg.guest_timeout(),
+                    emit=lambda t: print(t, flush=True))
         if rc:
-            print('make run: the %s boot %s failed (run-guest status %d; '
+            print('make run: the %s boot %s failed (guest status %d; '
                   'console: %s/console.log)' % (k, out, rc, out),
                   file=sys.stderr)
             return 1
