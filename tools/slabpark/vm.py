@@ -652,55 +652,40 @@ def stage_stress_ng():
 
 # ---- the command line, for the shell callers
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        print('%s: error: %s' % (self.prog, message), file=sys.stderr)
-        sys.exit(USAGE_STATUS)
-
-
-def parser():
-    ap = _Parser(prog='python3 -m slabpark vm',
-                 description='the QEMU NUMA guest (slabpark.vm)')
-    sub = ap.add_subparsers(dest='cmd', required=True, parser_class=_Parser)
-    sp = sub.add_parser('stage', help="the guest's /slabpark tree of a "
-                        'kernel build: its path')
-    sp.add_argument('build_dir')
-    rp = sub.add_parser('run', help='boot a guest running SCRIPT')
-    rp.add_argument('--kernel', required=True, help='kernel build directory')
-    rp.add_argument('--stage', action='append', default=[],
-                    metavar='SRC[:DST]', help='SRC at /slabpark/DST')
-    rp.add_argument('--env', action='append', default=[],
-                    metavar='NAME=VALUE', help="the guest script's")
-    rp.add_argument('--append', default='', help='more kernel arguments')
-    rp.add_argument('--nodes', type=int, default=2)
-    rp.add_argument('--cpus-per-node', type=int, default=2)
-    rp.add_argument('--mem-per-node', type=int, default=1024, metavar='MB')
+def main(argv):
+    ap = argparse.ArgumentParser(prog='python3 -m slabpark vm',
+                                 description='the guest (slabpark.vm)')
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    sub.add_parser('stage').add_argument('build_dir')
+    rp = sub.add_parser('run')
+    rp.add_argument('--kernel', required=True)
+    for o in ('stage', 'env'):
+        rp.add_argument('--' + o, action='append', default=[])
+    for o in ('nodes', 'cpus-per-node', 'mem-per-node', 'timeout'):
+        rp.add_argument('--' + o, type=int)
+    for o in ('append', 'out', 'initramfs'):
+        rp.add_argument('--' + o)
     rp.add_argument('--shape', choices=sorted(SHAPES))
-    rp.add_argument('--timeout', type=int, metavar='S',
-                    help='default GUEST_TIMEOUT, else 1800')
-    rp.add_argument('--out', help='default: a new directory under '
-                    '$SLABPARK_CACHE/runs')
-    rp.add_argument('--initramfs', metavar='FILE',
-                    help='only write the initramfs to FILE')
     rp.add_argument('script')
     rp.add_argument('args', nargs='*')
-    return ap
-
-
-def main(argv):
-    a = parser().parse_args(argv)
+    try:
+        a = ap.parse_args(argv)
+    except SystemExit as e:
+        return USAGE_STATUS if e.code else 0
     try:
         if a.cmd == 'stage':
             print(stage(a.build_dir, lambda t: print(t, file=sys.stderr)))
-            return 0
-        if a.initramfs:
+        elif a.initramfs:
             initramfs(a.kernel, a.script, a.args, a.initramfs, a.stage,
                       a.env)
-            return 0
-        return run(a.kernel, a.script, a.args, a.out, a.stage, a.nodes,
-                   a.cpus_per_node, a.mem_per_node, a.shape, a.env, a.append,
-                   a.timeout, lambda t: print(t, flush=True))
+        else:
+            return run(a.kernel, a.script, a.args, stages=a.stage, env=a.env,
+                       emit=lambda t: print(t, flush=True), **{
+                           k: v for k, v in vars(a).items() if v is not None
+                           and k in ('out', 'nodes', 'cpus_per_node',
+                                     'mem_per_node', 'shape', 'append',
+                                     'timeout')})
+        return 0
     except Error as e:
         print('guest: error: %s' % e, file=sys.stderr)
         return USAGE_STATUS

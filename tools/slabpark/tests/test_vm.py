@@ -277,9 +277,7 @@ class RunTest(unittest.TestCase):
                      ['run', '--kernel', self.kernel, '--nodes', 'x', 's'],
                      ['run', '--kernel', self.kernel, '--shape', 'x', 's']):
             with self.subTest(argv), mock.patch('sys.stderr', io.StringIO()):
-                with self.assertRaises(SystemExit) as e:
-                    vm.main(argv)
-                self.assertEqual(e.exception.code, vm.USAGE_STATUS)
+                self.assertEqual(vm.main(argv), vm.USAGE_STATUS)
         with mock.patch('sys.stderr', io.StringIO()) as err:
             self.assertEqual(vm.main(['run', '--kernel', self.kernel,
                                       '--nodes', '9', '--', self.script]),
@@ -289,7 +287,14 @@ class RunTest(unittest.TestCase):
         write(os.environ['FAKE_CONSOLE'], 'SLABPARK-GUEST-RC=1\n')
         with mock.patch('sys.stdout', io.StringIO()):
             self.assertEqual(vm.main(['run', '--kernel', self.kernel, '--out',
-                                      self.out, '--', self.script, '-x']), 1)
+                                      self.out, '--nodes', '3', '--append',
+                                      'y=1', '--', self.script, '-x']), 1)
+        with open(os.path.join(self.out, 'qemu.cmd')) as f:
+            cmd = f.read()
+        self.assertIn('nodeid=2,cpus=4-5', cmd)
+        self.assertIn("rdinit=/init y=1'", cmd)
+        with open(os.path.join(self.out, 'initramfs.list')) as f:
+            self.assertIn('file /slabpark/args ', f.read())
         cpio = os.path.join(self.tmp, 'initramfs.cpio')
         self.assertEqual(vm.main(['run', '--kernel', self.kernel,
                                   '--initramfs', cpio, '--env', 'A=1', '--',
