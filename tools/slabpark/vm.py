@@ -266,7 +266,7 @@ def initramfs(kernel, script, args, dest, stages=(), env=(), listing=None):
             with open(os.path.join(work, name), 'w') as f:
                 f.writelines(t + '\n' for t in lines)
         tree = {'slabpark': ('dir', None, '0755'),
-                'slabpark/run.sh': _entry(os.path.abspath(script)),
+                'slabpark/run.sh': _entry(os.path.realpath(script)),
                 'slabpark/args': _entry(os.path.join(work, 'args')),
                 'slabpark/env': _entry(os.path.join(work, 'env'))}
         tree.update(staged(stages))

@@ -296,8 +296,13 @@ class RunTest(unittest.TestCase):
         with open(os.path.join(self.out, 'initramfs.list')) as f:
             self.assertIn('file /slabpark/args ', f.read())
         cpio = os.path.join(self.tmp, 'initramfs.cpio')
+        link = os.path.join(self.tmp, 'link.sh')
+        os.symlink(self.script, link)
         self.assertEqual(vm.main(['run', '--kernel', self.kernel,
                                   '--initramfs', cpio, '--env', 'A=1', '--',
-                                  self.script]), 0)
+                                  link]), 0)
         with open(cpio) as f:
-            self.assertIn('file /slabpark/env ', f.read())
+            listing = f.read()
+        self.assertIn('file /slabpark/env ', listing)
+        # the script itself, not a link to it
+        self.assertIn('file /slabpark/run.sh %s 0644' % self.script, listing)
