@@ -46,7 +46,7 @@
 set -u
 # shellcheck source=tools/guest/guest-lib.sh
 . "$(dirname "$0")/tools/guest/guest-lib.sh"
-# the kselftest install's, staged in the guest (tools/vm/stage-guest.sh)
+# the kselftest install's, staged in the guest (slabpark.vm.stage)
 KTAP_HELPERS=$S/kselftest/kselftest/ktap_helpers.sh
 [ -r "$KTAP_HELPERS" ] || { echo "guest-check.sh: no $KTAP_HELPERS: the kselftest install is not staged" >&2; exit 2; }
 # shellcheck disable=SC1090 # a path of the guest

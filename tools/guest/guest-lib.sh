@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Helpers shared by the guest scripts (guest-*.sh); sourced from
-# /slabpark/tools/guest/guest-lib.sh, where tools/vm/stage-guest.sh puts
+# /slabpark/tools/guest/guest-lib.sh, where slabpark.vm.stage puts
 # it, and by guest-compare.sh on the host too (make run HOST=1, with
 # SLABPARK_DIR, SLABPARK_KO and SLABPARK_OUT set).  busybox sh.
 #

@@ -24,7 +24,7 @@
 # invariant breaks after a run (allocs == frees; once quiet, after the
 # unpark work and again after a shrink: nothing parked, park_slab ==
 # unpark_slab, and the cache's objects back to what they were before the
-# run); or (seen by run-guest.sh, the guest boots with oops=panic) on any
+# run); or (seen by slabpark.vm, the guest boots with oops=panic) on any
 # splat.  KTAP on stdout; exit 0 pass, 1 fail.
 
 set -u

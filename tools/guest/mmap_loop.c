@@ -14,7 +14,7 @@
  *
  * Usage: mmap_loop TASKS SECONDS  (TASKS 1..1024, SECONDS 1..3600)
  * Exit status: 0 ok, 1 a call failed, 2 usage.  Built statically by
- * tools/vm/stage-guest.sh for the guest.
+ * slabpark.vm.stage for the guest.
  */
 #include <errno.h>
 #include <signal.h>

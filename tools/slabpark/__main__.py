@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """python3 -m slabpark run | report|summary DIR | check | test | soak
-   | deps | slabstat
+   | deps | slabstat | vm
 
 report DIR [--where W --runs R]: the report of a results directory,
   printed and written to DIR/report.txt, with summary.txt (as 'summary'
@@ -24,6 +24,8 @@ test: the package's unit tests as KTAP (make check's step python).
 soak: make soak, a randomized long guest run (slabpark.steps.soak).
 slabstat {snap,diff,split,window,compare} ...: slabstat's analysis of
   tools/guest/slab-dump.sh's dumps (slabpark.slabstat).
+vm {stage,run} ...: the guest's stage, a guest boot, for the shell
+  callers (slabpark.vm).
 Exit status: 0 ok, 1 no data or bad data, 2 usage.
 """
 
@@ -32,7 +34,8 @@ import json
 import os
 import sys
 
-from . import check, config, deps, ktap, run, slabstat, steps, summary
+from . import (check, config, deps, ktap, run, slabstat, steps, summary,
+               vm)
 
 
 class Parser(argparse.ArgumentParser):
@@ -75,6 +78,8 @@ def main(argv=None) -> int:
     # before argparse, which would take the '--' between compare's groups
     if argv[:1] == ['slabstat']:
         return slabstat.main(argv[1:])
+    if argv[:1] == ['vm']:
+        return vm.main(argv[1:])
     args = ap.parse_args(argv)
     if args.cmd == 'check':
         return check.main(args.steps, args.full, args.list)

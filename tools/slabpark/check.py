@@ -22,7 +22,7 @@ skip=NODEBUG when CHECK_DEBUG=0; needs=(...) names the steps that must
 have passed earlier in the same call.  A step's run is a shell command
 (cmd) or a function of this module taking the step's Context: it
 returns 0 (pass), 4 (skip, the reason its last line) or another status
-(fail), or raises Fail.
+(fail), or raises Fail (or vm.Error, a guest not booted).
 """
 
 import glob
@@ -37,7 +37,7 @@ import threading
 import time
 import traceback
 
-from . import guest_out, ktap, steps
+from . import guest_out, ktap, steps, vm
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -110,32 +110,19 @@ class Context:
     @staticmethod
     def _popen(argv, **kw):
         """A child in a session of its own, so that stopping make check
-        (SIGINT, SIGTERM) can stop it and what it started (qemu) with
-        _stop; OSError as Fail."""
+        (SIGINT, SIGTERM) can stop it and what it started with vm.stop;
+        OSError as Fail."""
         try:
             return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                     start_new_session=True, **kw)
         except OSError as err:
             raise Fail('%s: %s' % (argv[0], err.strerror))
 
-    @staticmethod
-    def _stop(p):
-        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
-            try:
-                os.killpg(p.pid, sig)
-            except ProcessLookupError:
-                return
-            try:
-                p.wait(wait)
-                return
-            except subprocess.TimeoutExpired:
-                pass
-
     @classmethod
     def child(cls, argv, capture=False, **kw):
         """subprocess.run(argv, **kw) in a session of its own (stdin
         /dev/null; CAPTURE: stdout and stderr as text): stopping make
-        check stops it and what it started (make -j's jobs) with _stop"""
+        check stops it and what it started (make -j's jobs) with vm.stop"""
         if capture:
             kw.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                       text=True, errors='replace')
@@ -144,7 +131,7 @@ class Context:
             try:
                 out, err = p.communicate()
             except BaseException:
-                cls._stop(p)
+                vm.stop(p)
                 raise
         return subprocess.CompletedProcess(argv, p.returncode, out, err)
 
@@ -158,7 +145,7 @@ class Context:
             try:
                 self._stream(p.stdout)
             except BaseException:
-                self._stop(p)
+                vm.stop(p)
                 raise
         rc = p.returncode
         if check and rc != 0:
@@ -178,7 +165,7 @@ class Context:
             try:
                 self._stream(p.stderr)
             except BaseException:
-                self._stop(p)
+                vm.stop(p)
                 raise
             t.join()
         rc = p.returncode
@@ -548,33 +535,30 @@ def matrix(config):
     return run
 
 
-def guest(label, kernel, suites, build, env=None, shape=None, stages=()):
+def guest_append():
+    """GUEST_APPEND: more kernel arguments for make check's guests."""
+    return os.environ.get('GUEST_APPEND', '')
+
+
+def guest(label, kernel, suites, build, stages=(), **boot):
     """Boot build-kernel.sh BUILD's kernel with the guest's stage (and
-    STAGES, more run-guest.sh --stage SRC:DST; SHAPE: its --shape) and run
-    tools/guest/guest-check.sh KERNEL SUITES (KERNEL: the kselftest
-    outcome to expect, tools/guest/guest-lib.sh); console and files in
-    $SLABPARK_LOGDIR/check/LABEL/, beside the step logs (two checks with
-    their own SLABPARK_LOGDIR never share them).  GUEST_APPEND: more kernel
-    arguments.  SUITES and STAGES may be functions of the step's Context
-    (e.g. of ctx.results, what the steps before gave).  Then the host's
-    checks of the files the suites returned (slabpark.guest_out)."""
+    STAGES, more SRC:DST; BOOT: more of vm.run's arguments, e.g. shape=)
+    and run tools/guest/guest-check.sh KERNEL SUITES (KERNEL: the
+    kselftest outcome to expect, tools/guest/guest-lib.sh); console and
+    files in $SLABPARK_LOGDIR/check/LABEL/, beside the step logs (two
+    checks with their own SLABPARK_LOGDIR never share them).
+    GUEST_APPEND: more kernel arguments.  SUITES and STAGES may be
+    functions of the step's Context (e.g. of ctx.results, what the steps
+    before gave).  Then the host's checks of the files the suites
+    returned (slabpark.guest_out)."""
     def run(ctx):
         want = suites(ctx) if callable(suites) else suites
         more = stages(ctx) if callable(stages) else stages
         bdir = build_kernel(ctx, *build)
-        stage = ctx.capture(['tools/vm/stage-guest.sh', bdir])
-        argv = ['tools/vm/run-guest.sh', '--kernel', bdir,
-                '--stage', stage + ':.']
-        for s in more:
-            argv += ['--stage', s]
-        if shape:
-            argv += ['--shape', shape]
-        if os.environ.get('GUEST_APPEND'):
-            argv += ['--append', os.environ['GUEST_APPEND']]
         out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check', label)
-        argv += ['--out', out, '--', 'tools/guest/guest-check.sh', kernel,
-                 *want]
-        rc = ctx.run(argv, env=env)
+        rc = vm.run(bdir, 'tools/guest/guest-check.sh', [kernel, *want],
+                    out, [vm.stage(bdir, ctx.line) + ':.', *more],
+                    append=guest_append(), emit=ctx.line, **boot)
         if not guest_out.check(ctx, os.path.join(out, 'files'), kernel, want):
             raise Fail('the files the guest returned failed their checks')
         return rc
@@ -683,7 +667,7 @@ STEPS = (
     Step('boot-numa-off', guest('uma', 'uma', ('kselftest', 'kunit'),
                                 ('--variant', 'patched', '--config',
                                  'numa-off+kunit', '--w1'),
-                                env={'NODES': '1', 'CPUS_PER_NODE': '4'}),
+                                nodes=1, cpus_per_node=4),
          full=True, skip=ksrc('the UMA kernel is built from the bench tree'),
          what='CONFIG_NUMA=n guest: kselftest, slub_kunit'),
     Step('kunit-mutants', steps.do_kunit_mutants, full=True,
@@ -750,7 +734,7 @@ class Runner:
                 return 1
         try:
             rc = st.run(ctx)
-        except Fail as e:
+        except (Fail, vm.Error) as e:
             ctx.say(str(e))
             return 1
         except Exception:

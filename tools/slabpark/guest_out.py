@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """make check's host side of the guest suites that leave files to judge:
 the guest (tools/guest/guest-check.sh, busybox, no python3) runs and
-writes /slabpark/out, which run-guest.sh brings back as OUT/files; the
+writes /slabpark/out, which slabpark.vm brings back as OUT/files; the
 checks here read them.
 
 - host-mode: make run HOST=1's short run left its dumps and results in

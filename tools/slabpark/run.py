@@ -12,7 +12,7 @@ The knobs are checked before anything is built (one line "slabpark:
 error: NAME=VALUE: why", exit status 2).  HOST=1 hands over to
 tools/run-host.sh with the knobs resolved.  Otherwise the build
 dependencies (slabpark.deps), the kernels (tools/kernel/build-kernel.sh),
-and the boots (guest(): tools/vm/stage-guest.sh and run-guest.sh): the
+and the boots (guest(): slabpark.vm's stage and run): the
 module comparison (tools/guest/guest-compare.sh) into RESULTS/guest/, or
 an experiment, BASE=1 (alternating boots base, patched, base, ...,
 BOOTS of each, into RESULTS/boot<NN>-<kernel>/), WORKLOAD=, MIN_PARTIAL=1
@@ -24,7 +24,7 @@ import subprocess
 import sys
 from typing import Dict, List
 
-from . import check, comparison, config, deps, facts, report, summary
+from . import check, comparison, config, deps, facts, report, summary, vm
 
 # objects a burst frees: above 12 sheaves (2 per CPU + the barn's 10 full)
 # of the default capacity of nfs_page_test (60) up to 4x it
@@ -120,22 +120,19 @@ def build(cfg, kernel: str) -> str:
 _STAGED: Dict[str, str] = {}
 
 
-def guest(cfg, bdir: str, out: str, cmd: List[str],
-          more: List[str]) -> int:
-    """Boot BDIR's kernel with its stage (tools/vm/stage-guest.sh, once a
-    kernel) and MORE run-guest.sh options, run CMD there, console and
-    files into OUT (tools/vm/run-guest.sh); its exit status."""
+def guest(cfg, bdir: str, out: str, cmd: List[str], stages: List[str],
+          env: List[str]) -> int:
+    """Boot BDIR's kernel with its stage (vm.stage, once a kernel) and
+    STAGES, run CMD there with ENV (NAME=VALUE), console and files into
+    OUT (vm.run); its status."""
     if bdir not in _STAGED:
-        _STAGED[bdir] = _out([os.path.join(TOP, 'tools/vm/stage-guest.sh'),
-                              bdir])
-    argv = [os.path.join(TOP, 'tools/vm/run-guest.sh'), '--kernel', bdir,
-            '--stage', _STAGED[bdir] + ':.', *more,
-            '--nodes', str(cfg.NODES), '--cpus-per-node',
-            str(cfg.CPUS_PER_NODE), '--out', out, '--', *cmd]
-    env = dict(os.environ,
-               GUEST_TIMEOUT=cfg.env['GUEST_TIMEOUT'] or
-               str(guest_timeout(cfg)))
-    return subprocess.run(argv, cwd=TOP, env=env).returncode
+        _STAGED[bdir] = vm.stage(bdir, lambda t: print(t, file=sys.stderr))
+    return vm.run(bdir, os.path.join(TOP, cmd[0]), cmd[1:], out,
+                  [_STAGED[bdir] + ':.'] + stages, cfg.NODES,
+                  cfg.CPUS_PER_NODE, env=env,
+                  timeout=None if cfg.env['GUEST_TIMEOUT']
+                  else guest_timeout(cfg),
+                  emit=lambda t: print(t, flush=True))
 
 
 def runs_line(cfg) -> str:
@@ -205,14 +202,11 @@ def vm_run(cfg) -> int:
     os.makedirs(results, exist_ok=True)
     deps.ensure()
     builds = {k: build(cfg, k) for k in kernels(cfg)}
-    more: List[str] = []
-    if cfg.WORKLOAD == 'mmapaddr':
-        sng = _out([os.path.join(TOP, 'tools/vm/stage-stress-ng.sh')])
-        more = ['--stage', sng + ':stress-ng']
+    stages = [vm.stage_stress_ng() + ':stress-ng'] \
+        if cfg.WORKLOAD == 'mmapaddr' else []
     # the nodes, into guest-compare.sh's environment
-    for k in ('ALLOC_NODE', 'FREE_NODE'):
-        if cfg.env[k]:
-            more += ['--env', '%s=%s' % (k, cfg.env[k])]
+    env = ['%s=%s' % (k, cfg.env[k]) for k in ('ALLOC_NODE', 'FREE_NODE')
+           if cfg.env[k]]
     extra = {}
     if cfg.experiment():
         extra = {'kernel %s' % k: os.path.basename(b)
@@ -231,10 +225,10 @@ def vm_run(cfg) -> int:
         print('== %s: %s kernel (%s)' % (os.path.basename(out), k,
                                          os.path.basename(builds[k])),
               flush=True)
-        rc = guest(cfg, builds[k], out, guest_cmd(cfg, k, b), more)
+        rc = guest(cfg, builds[k], out, guest_cmd(cfg, k, b), stages, env)
         if rc:
-            raise Failed('the %s boot %s failed (run-guest '
-                         'status %d; console: %s/console.log)' % (k, out, rc, out))
+            raise Failed('the %s boot %s failed (guest status %d; console: '
+                         '%s/console.log)' % (k, out, rc, out))
     return finish(results)
 
 
@@ -257,7 +251,7 @@ def main(check_only: bool = False, report_dir: str = '') -> int:
         print('slabpark: error: %s' % e, file=sys.stderr)
         return 2
     except (Failed, OSError, subprocess.CalledProcessError,
-            deps.Missing) as e:
+            deps.Missing, vm.Error) as e:
         print('slabpark: error: %s' % e, file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -10,7 +10,7 @@ Layouts (FILES is a guest's returned /slabpark/out, i.e. guest/files):
 - workload runs (tools/guest/guest-workloads.sh):
   FILES/workloads/<workload>-t<tasks>/park<mode>/<round>.txt
 - one boot: RESULTS/guest/files; alternating boots (BASE=1):
-  RESULTS/boot<NN>-<kernel>/files (tools/vm/run-guest.sh --out)
+  RESULTS/boot<NN>-<kernel>/files (slabpark.vm.run's out)
 
 The group of a run is its mode as printed: 'base' (the unpatched kernel,
 mode directory parkbase) or 'park=<mode>'.

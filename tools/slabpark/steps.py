@@ -668,9 +668,7 @@ def do_kselftest_intree(ctx):
     in one line, installed with kselftest_install.sh (its make arguments
     in MAKEFLAGS).  Step guest-patched runs the install."""
     bdir = os.path.realpath(check.build_kernel(ctx, '--variant', 'patched'))
-    with open(os.path.join(bdir, 'Makefile')) as f:
-        m = re.search(r'^include (/.*)/Makefile$', f.read(), re.M)
-    src = m.group(1) if m else ''
+    src = vm.source_tree(bdir) or ''
     if not os.path.isdir(os.path.join(src, 'tools/testing/selftests')):
         raise check.Fail("%s: cannot find its source tree (no 'include "
                          "<tree>/Makefile' in its Makefile)" % bdir)
@@ -731,10 +729,10 @@ def do_kselftest_intree(ctx):
             bad.append('the build made no %s (log: %s)' % (ko, log))
         else:
             with open(ko, 'rb') as f:
-                vm = vermagic(f.read())
-            if vm != release:
+                magic = vermagic(f.read())
+            if magic != release:
                 bad.append('%s has vermagic %s, the kernel of %s is %s'
-                           % (ko, vm, bdir, release))
+                           % (ko, magic, bdir, release))
         for prog in INTREE_PROGS:
             path = os.path.join(bdir, 'kselftest/slub_park', prog)
             if not os.access(path, os.X_OK):
@@ -788,13 +786,6 @@ def intree_result(ctx, bad, name, what):
 
 # ---- the debug kernels: debug-gate, kunit-mutants
 
-def stage_args(stage):
-    """run-guest.sh --stage arguments: each entry of a stage as
-    /slabpark/<name>."""
-    return [a for e in sorted(os.listdir(stage))
-            for a in ('--stage', '%s/%s:%s' % (stage, e, e))]
-
-
 def stage_debug(ctx, bdir):
     """The guest's stage of a debug kernel (slub_kunit under kunit/)."""
     if not os.path.isfile(os.path.join(bdir, 'arch/x86/boot/bzImage')):
@@ -803,16 +794,17 @@ def stage_debug(ctx, bdir):
         if not re.search('^CONFIG_DEBUG_KMEMLEAK=y', f.read(), re.M):
             raise check.Fail('%s is not a debug kernel (no '
                              'CONFIG_DEBUG_KMEMLEAK)' % bdir)
-    stage = ctx.capture(['tools/vm/stage-guest.sh', bdir])
+    stage = vm.stage(bdir, ctx.line)
     if not os.path.isfile(os.path.join(stage, 'kunit/slub_kunit.ko')):
         raise check.Fail('no slub_kunit.ko in %s: the debug kernel needs '
                          'CONFIG_SLUB_KUNIT_TEST=m' % bdir)
     return stage
 
 
-def append():
-    a = os.environ.get('GUEST_APPEND')
-    return ['--append', a] if a else []
+def guest_timeout(default):
+    """GUEST_TIMEOUT, else DEFAULT seconds."""
+    return vm.number(os.environ.get('GUEST_TIMEOUT') or str(default),
+                     'GUEST_TIMEOUT')
 
 
 def last_line(path, prefix):
@@ -844,22 +836,21 @@ def debug_gate(boot):
     def run(ctx):
         bdir = check.build_kernel(ctx, '--variant', 'patched', '--config',
                                   'debug')
-        stages = stage_args(stage_debug(ctx, bdir))
+        stage = stage_debug(ctx, bdir)
         out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check',
                            'debug-gate-' + boot)
         name = 'debug-gate-' + boot
         t0 = time.time()
         with ctx.subtest(name) as st:
-            rc = ctx.run(['tools/vm/run-guest.sh', '--kernel', bdir, *stages,
-                          *append(), '--timeout',
-                          os.environ.get('GUEST_TIMEOUT') or '3000', '--out',
-                          out, '--', 'tools/guest/guest-debug-gate.sh', boot,
-                          *(PARK2_SKIPS if boot == 'park2' else ())])
+            rc = vm.run(bdir, 'tools/guest/guest-debug-gate.sh',
+                        [boot, *(PARK2_SKIPS if boot == 'park2' else ())],
+                        out, [stage + ':.'], append=check.guest_append(),
+                        timeout=guest_timeout(3000), emit=ctx.line)
             line = last_line(os.path.join(out, 'console.txt'),
                              'SLABPARK-DEBUG-GATE ')
             st.ok = rc == 0 and bool(line)
             st.directive = '%ds %s' % (time.time() - t0, line) if st.ok else \
-                '%ds, run-guest status %d, %s; console: %s/console.log' % (
+                '%ds, guest status %d, %s; console: %s/console.log' % (
                     time.time() - t0, rc, line or 'no summary', out)
     return run
 
@@ -879,17 +870,15 @@ def do_kunit_mutants(ctx):
     lib = 'kselftest/slub_park/slub_park_lib.sh'
     for m in BREAK_MODES:
         with ctx.subtest('break-mode-%d' % m) as st:
-            st.ok = ctx.run([
-                'tools/vm/run-guest.sh', '--kernel', bdir,
-                '--stage', stage + '/tools:tools', '--stage',
-                stage + '/kunit:kunit', '--stage', '%s/%s:%s' % (stage, lib,
-                                                                 lib),
-                '--append', 'slub_break_parking=%d kunit.filter_glob='
-                'slub_test.test_park_*' % m, '--timeout',
-                os.environ.get('GUEST_TIMEOUT') or '900', '--out',
+            st.ok = vm.run(
+                bdir, 'tools/guest/guest-kunit-mutants.sh', [str(m)],
                 os.path.join(os.environ['SLABPARK_LOGDIR'], 'check',
                              'kunit-mutant-%d' % m),
-                '--', 'tools/guest/guest-kunit-mutants.sh', str(m)]) == 0
+                [stage + '/tools:tools', stage + '/kunit:kunit',
+                 '%s/%s:%s' % (stage, lib, lib)],
+                append='slub_break_parking=%d kunit.filter_glob='
+                'slub_test.test_park_*' % m, timeout=guest_timeout(900),
+                emit=ctx.line) == 0
 
 
 # ---- make soak: not a step of make check
@@ -932,31 +921,30 @@ def soak():
     cfg, margin = ([], 300 + dur // 10) if s['DEBUG'] == '0' else \
         (['--config', 'debug'], 600 + dur // 5)
     os.chdir(check.TOP)
+    out = os.path.join(env['SLABPARK_CACHE'], 'runs',
+                       time.strftime('soak-%Y%m%d-%H%M%S'))
     try:
         bdir = subprocess.run(['tools/kernel/build-kernel.sh', *cfg],
                               stdout=subprocess.PIPE, text=True,
                               check=True).stdout.strip()
-        stage = subprocess.run(['tools/vm/stage-guest.sh', bdir],
-                               stdout=subprocess.PIPE, text=True,
-                               check=True).stdout.strip()
+        stage = vm.stage(bdir, lambda t: print(t, file=sys.stderr))
+        print('[%s] soak: %ds on %s (guest timeout %ds, output %s)' % (
+            check.elapsed(), dur, bdir, dur + margin, out), file=sys.stderr)
+        rc = vm.run(bdir, 'tools/guest/guest-soak.sh',
+                    [s['DURATION'], s['NO_SHEAVES']], out, [stage + ':.'],
+                    int(s['NODES']), int(s['CPUS_PER_NODE']),
+                    timeout=dur + margin,
+                    emit=lambda t: print(t, flush=True))
     except subprocess.CalledProcessError as e:
         print('slabpark: error: %s failed' % e.cmd[0], file=sys.stderr)
         return 1
-    out = os.path.join(env['SLABPARK_CACHE'], 'runs',
-                       time.strftime('soak-%Y%m%d-%H%M%S'))
-    print('[%s] soak: %ds on %s (guest timeout %ds, output %s)' % (
-        check.elapsed(), dur, bdir, dur + margin, out), file=sys.stderr)
-    rc = subprocess.run([
-        'tools/vm/run-guest.sh', '--kernel', bdir,
-        *stage_args(stage),
-        '--nodes', s['NODES'], '--cpus-per-node', s['CPUS_PER_NODE'],
-        '--timeout', str(dur + margin), '--out', out, '--',
-        'tools/guest/guest-soak.sh', s['DURATION'],
-        s['NO_SHEAVES']]).returncode
+    except vm.Error as e:
+        print('slabpark: error: %s' % e, file=sys.stderr)
+        return 1
     line = last_line(os.path.join(out, 'console.txt'), 'SLABPARK-SOAK ')
     print('soak: ' + (line or 'no summary from the guest'))
     if rc:
-        print('soak: FAILED (run-guest status %d; console: %s/console.log)'
+        print('soak: FAILED (guest status %d; console: %s/console.log)'
               % (rc, out), file=sys.stderr)
         return 1
     print('soak: passed')
@@ -964,4 +952,4 @@ def soak():
 
 
 # after the definitions: check imports this module for its STEPS table
-from . import check, config  # noqa: E402
+from . import check, config, vm  # noqa: E402

@@ -51,10 +51,10 @@ for k in base patched; do
 	v=()
 	[ "$k" = patched ] || v=(--variant base)
 	bdir=$(tools/kernel/build-kernel.sh "${v[@]}")
-	stage=$(tools/vm/stage-guest.sh "$bdir")
+	stage=$(PYTHONPATH=tools python3 -m slabpark vm stage "$bdir")
 	mkdir -p "$kit/$k"
 	cp "$bdir/arch/x86/boot/bzImage" "$kit/$k/"
-	tools/vm/run-guest.sh --kernel "$bdir" --stage "$stage:." \
+	PYTHONPATH=tools python3 -m slabpark vm run --kernel "$bdir" --stage "$stage:." \
 		--initramfs "$kit/$k/initramfs.cpio" -- \
 		tools/guest/guest-device.sh "$DURATION_MS" "$TASKS"
 	echo "$k: $(basename "$bdir")" >>"$work/kernels"
@@ -96,7 +96,7 @@ sp_stage "device kit test: the tarball as a 2 x 2 guest, one boot of each kernel
 CPUS_PER_NODE=2 MEM_PER_NODE=1024 BOOTS=1 "$t/slabpark-kit/run.sh" "$t/out" >&2
 res=$SLABPARK_CACHE/device-kit/test-$(date +%Y%m%d-%H%M%S)
 cp -a "$t/out" "$res"
-# the kernel problems run-guest.sh fails on
+# the kernel problems a guest boot (slabpark.vm) fails on
 if grep -lE -f selftests/slub_park/splat.ere "$res"/boot*/console.log >&2; then
 	sp_die "device kit test: a kernel reported a problem (the consoles above)"
 fi

@@ -1,0 +1,308 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of slabpark.vm without booting: the topology and QEMU's
+command line, the refusals of bad arguments, the initramfs list, and
+whole runs against a fake QEMU (tests/fixtures: it prints a console,
+writes the files' serial line, sleeps) for the status of each console:
+a script that failed, a kernel problem, a timeout, no exit marker;
+SIGTERM stops QEMU."""
+
+import base64
+import io
+import os
+import signal
+import shutil
+import tarfile
+import tempfile
+import threading
+import time
+import unittest
+from unittest import mock
+
+from slabpark import vm
+
+FAKE_QEMU = '''#!/bin/sh
+# the fake qemu-system-x86_64 of test_vm
+for a; do case $a in file:*) data=${a#file:} ;; esac; done
+echo $$ >"$FAKE_PID"
+[ -z "$FAKE_DATA" ] || cp "$FAKE_DATA" "$data"
+cat "$FAKE_CONSOLE"
+exec sleep "${FAKE_SLEEP:-0}"
+'''
+
+# the 2 x 2 guest of Documentation/dev-tools/slabpark-bench.rst
+DOC_ARGV = ('-smp 4,sockets=2,cores=2,threads=1 -m 2048M',
+            '-object memory-backend-ram,id=mem0,size=1024M '
+            '-numa node,nodeid=0,cpus=0-1,memdev=mem0 '
+            '-object memory-backend-ram,id=mem1,size=1024M '
+            '-numa node,nodeid=1,cpus=2-3,memdev=mem1')
+
+# shape: what its command line must hold
+SHAPE_ARGV = {
+    'cpuless4': ('-smp 4,sockets=4,cores=1,threads=1 -m 4096M',
+                 '-numa node,nodeid=1,memdev=mem1 -object',
+                 '-numa node,nodeid=3,cpus=2-3,memdev=mem3',
+                 '-numa dist,src=0,dst=2,val=11 -numa dist,src=0,dst=3,val=21',
+                 '-numa dist,src=2,dst=3,val=21 -append'),
+    'smt': ('-smp 4,sockets=2,cores=1,threads=2 -m 2048M',),
+    'memless': ('-smp 4,sockets=2,cores=2,threads=1 -m 1024M',
+                '-numa node,nodeid=1,cpus=2-3 -append'),
+}
+
+# bad arguments of run: its keywords, the refusal
+REFUSALS = (
+    ({'nodes': 0}, '--nodes must be 1..8'),
+    ({'nodes': 9}, '--nodes must be 1..8'),
+    ({'cpus_per_node': 33}, '--cpus-per-node must be 1..32'),
+    ({'cpus_per_node': '2'}, '--cpus-per-node must be 1..32'),
+    ({'shape': 'cpuless8'}, '--shape cpuless8: unknown'),
+    ({'mem_per_node': 0}, '--mem-per-node must be a positive'),
+    ({'env': ['1X=1']}, "--env '1X=1': not NAME=VALUE"),
+    ({'env': ['X']}, "--env 'X': not NAME=VALUE"),
+    ({'env': ['X=a\nb']}, 'not NAME=VALUE'),
+    ({'stages': ['/nonexistent:x']}, '--stage /nonexistent: no such file'),
+    ({'stages': ['/tmp:../etc']}, 'outside /slabpark'),
+    ({'script': '/nonexistent'}, 'no guest script /nonexistent'),
+)
+
+START = 'SLABPARK-GUEST-START nodes=0-1 cpus=0-3 kernel=7.3.4'
+SPLAT = ['------------[ cut here ]------------',
+         'WARNING: CPU: 1 PID: 7 at mm/slub.c:100 park+0x1/0x2',
+         'Call Trace:', ' <TASK>', '---[ end trace 0000000000000000 ]---']
+# console lines, the status, a message line it must print
+CONSOLES = (
+    ('passed', ['SeaBIOS', START, 'ok 1 a', 'SLABPARK-GUEST-RC=0'], 0,
+     'guest run passed'),
+    ('script failed', [START, 'not ok 1 a', 'SLABPARK-GUEST-RC=1'], 1,
+     'guest: FAIL: guest script exited with 1'),
+    ('kernel problem', [START] + SPLAT + ['after', 'SLABPARK-GUEST-RC=0'], 2,
+     'guest: FAIL: the kernel reported a problem at console line 2:'),
+    ('topology warning', [START, '# warning: topology: one socket',
+                          'SLABPARK-GUEST-RC=0'], 0, 'guest run passed'),
+    ('no exit marker', [START, 'ok 1 a'], 3,
+     'guest: FAIL: the guest ended without an exit marker (qemu status 0)'),
+    ('no start', ['Kernel panic - not syncing: VFS'], 2,
+     'the kernel reported a problem at console line 1'),
+)
+
+
+def write(path, text, mode=0o644):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write(text)
+    os.chmod(path, mode)
+
+
+class ArgvTest(unittest.TestCase):
+    def argv(self, **kw):
+        return ' '.join(vm.qemu_argv('BZ', 'RD', 'DATA', vm.topology(**kw)))
+
+    def test_default_is_the_documented_guest(self):
+        a = self.argv()
+        self.assertIn(DOC_ARGV[0] + ' -serial', a)
+        self.assertIn(DOC_ARGV[1] + ' -append', a)
+        self.assertIn('-serial stdio -serial file:DATA -kernel BZ -initrd RD '
+                      '-accel tcg,thread=multi -cpu max', a)
+        self.assertTrue(a.endswith('-append console=ttyS0 panic=-1 oops=panic '
+                                   'quiet loglevel=5 no_timer_check '
+                                   'rdinit=/init'), a)
+        self.assertIn('-numa node,nodeid=7,cpus=7-7,memdev=mem7',
+                      self.argv(nodes=8, cpus_per_node=1))
+
+    def test_shapes(self):
+        self.assertEqual(set(SHAPE_ARGV), set(vm.SHAPES))
+        for shape, want in SHAPE_ARGV.items():
+            a = self.argv(shape=shape, nodes=99)     # the shape wins
+            for w in want:
+                self.assertIn(w, a, shape)
+
+    def test_kvm_and_append(self):
+        a = vm.qemu_argv('BZ', 'RD', 'D', vm.topology(), 512, ' x=1', True)
+        self.assertIn('-accel kvm -cpu host', ' '.join(a))
+        self.assertIn('size=512M', ' '.join(a))
+        self.assertTrue(a[-1].endswith('rdinit=/init x=1'))
+        with tempfile.TemporaryDirectory() as k:
+            self.assertEqual(vm.kernel_append(k, 'a=1'), ' a=1')
+            write(os.path.join(k, '.config'), 'CONFIG_KASAN_GENERIC=y\n')
+            self.assertEqual(vm.kernel_append(k, 'a=1'), ' no5lvl a=1')
+            self.assertEqual(vm.kernel_append(k), ' no5lvl')
+
+
+class StagedTest(unittest.TestCase):
+    def test_tree(self):
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, 's/tools/a.sh'), 'x', 0o755)
+            write(os.path.join(d, 's/kernel.config'), 'x')
+            os.symlink('a.sh', os.path.join(d, 's/tools/b.sh'))
+            write(os.path.join(d, 'one'), 'y')
+            write(os.path.join(d, 'two'), 'z')
+            tree = vm.staged([d + '/s:.', d + '/one', d + '/two:x/y',
+                              d + '/two:kernel.config'])
+            self.assertEqual(tree, {
+                'slabpark': ('dir', None, '0755'),
+                'slabpark/tools': ('dir', None, '0755'),
+                'slabpark/tools/a.sh': ('file', d + '/s/tools/a.sh', '0755'),
+                'slabpark/tools/b.sh': ('slink', 'a.sh', '0777'),
+                'slabpark/kernel.config': ('file', d + '/two', '0644'),
+                'slabpark/one': ('file', d + '/one', '0644'),
+                'slabpark/x': ('dir', None, '0755'),
+                'slabpark/x/y': ('file', d + '/two', '0644')})
+            lines = vm.cpio_list('/bb', tree)
+            self.assertIn('file /bin/busybox /bb 0755 0 0', lines)
+            self.assertIn('slink /slabpark/tools/b.sh a.sh 0777 0 0', lines)
+            self.assertLess(lines.index('dir /slabpark/x 0755 0 0'),
+                            lines.index('file /slabpark/x/y %s/two 0644 0 0'
+                                        % d))
+            write(os.path.join(d, 'a b'), '')
+            with self.assertRaisesRegex(vm.Error, 'white space'):
+                vm.cpio_list('/bb', vm.staged([d + '/a b']))
+
+
+@unittest.skipUnless(shutil.which('busybox'), 'no busybox')
+class RunTest(unittest.TestCase):
+    """run() against the fake QEMU and a fake kernel build (a
+    gen_init_cpio that prints its list)."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        t = self.tmp
+        self.kernel = os.path.join(t, 'build')
+        write(os.path.join(self.kernel, 'arch/x86/boot/bzImage'), '')
+        write(os.path.join(self.kernel, 'usr/gen_init_cpio'),
+              '#!/bin/sh\ncat "$1"\n', 0o755)
+        write(os.path.join(t, 'bin/qemu-system-x86_64'), FAKE_QEMU, 0o755)
+        self.script = os.path.join(t, 'guest.sh')
+        write(self.script, 'exit 0\n')
+        self.out = os.path.join(t, 'out')
+        self.pidfile = os.path.join(t, 'pid')
+        env = {'PATH': os.path.join(t, 'bin') + ':' + os.environ['PATH'],
+               'FAKE_PID': self.pidfile,
+               'FAKE_CONSOLE': os.path.join(t, 'console'), 'FAKE_DATA': '',
+               'FAKE_SLEEP': '0', 'KVM': '0'}
+        p = mock.patch.dict(os.environ, env)
+        p.start()
+        self.addCleanup(p.stop)
+        self.addCleanup(shutil.rmtree, t)
+
+    def boot(self, console, **kw):
+        write(os.environ['FAKE_CONSOLE'],
+              ''.join(t + '\r\n' for t in console))
+        self.emitted = []
+        kw = dict(dict(timeout=20, emit=self.emitted.append), **kw)
+        return vm.run(self.kernel, kw.pop('script', self.script), ['a', ''],
+                      self.out, **kw)
+
+    def test_consoles(self):
+        for name, console, status, message in CONSOLES:
+            with self.subTest(name):
+                self.assertEqual(self.boot(console), status)
+                self.assertIn(message, '\n'.join(self.emitted))
+                with open(os.path.join(self.out, 'console.log'), 'rb') as f:
+                    self.assertIn(b'\r\n', f.read())
+        # the console from the start line on, without CRs, a step's KTAP
+        self.boot(CONSOLES[0][1])
+        self.assertEqual(self.emitted[1:4], CONSOLES[0][1][1:])
+        with open(os.path.join(self.out, 'initramfs.list')) as f:
+            listing = f.read()
+        self.assertIn('file /slabpark/run.sh %s 0644 0 0' % self.script,
+                      listing)
+        self.assertIn('file /init ', listing)
+
+    def test_problem_report(self):
+        self.assertEqual(self.boot([START] + SPLAT + ['after']), 2)
+        with open(os.path.join(self.out, 'problem.txt')) as f:
+            self.assertEqual(f.read().splitlines(), SPLAT)
+        self.assertIn('guest: full console: %s/console.log' % self.out,
+                      self.emitted)
+
+    def test_timeout(self):
+        os.environ['FAKE_SLEEP'] = '60'
+        t0 = time.time()
+        self.assertEqual(self.boot([START], timeout=1), 3)
+        self.assertLess(time.time() - t0, 15)
+        self.assertIn('guest: FAIL: guest timed out after 1s', self.emitted)
+        os.environ['GUEST_TIMEOUT'] = '1'
+        self.assertEqual(self.boot([START], timeout=None), 3)
+        os.environ['GUEST_TIMEOUT'] = '1s'
+        with self.assertRaisesRegex(vm.Error, "GUEST_TIMEOUT: not a positive"):
+            self.boot([START], timeout=None)
+
+    def test_sigterm_stops_qemu(self):
+        os.environ['FAKE_SLEEP'] = '60'
+
+        def later():
+            time.sleep(1)
+            os.kill(os.getpid(), signal.SIGTERM)
+        before = signal.getsignal(signal.SIGTERM)
+        threading.Thread(target=later, daemon=True).start()
+        t0 = time.time()
+        with self.assertRaises(KeyboardInterrupt):
+            self.boot([START])
+        self.assertLess(time.time() - t0, 15)
+        self.assertIs(signal.getsignal(signal.SIGTERM), before)
+        with open(self.pidfile) as f:
+            pid = int(f.read())
+        with self.assertRaises(ProcessLookupError):
+            os.kill(pid, 0)
+
+    def test_files_back(self):
+        blob = io.BytesIO()
+        with tarfile.open(fileobj=blob, mode='w:gz') as tar:
+            info = tarfile.TarInfo('./runs/r.json')
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b'{}'))
+        data = os.path.join(self.tmp, 'data')
+        write(data, 'noise\r\nSLABPARK-FILES-BEGIN\r\n%s\r\nSLABPARK-FILES-END'
+              '\r\n' % base64.encodebytes(blob.getvalue()).decode())
+        os.environ['FAKE_DATA'] = data
+        self.assertEqual(self.boot(CONSOLES[0][1]), 0)
+        with open(os.path.join(self.out, 'files/runs/r.json')) as f:
+            self.assertEqual(f.read(), '{}')
+        write(data, 'SLABPARK-FILES-BEGIN\nnot base64!\nSLABPARK-FILES-END\n')
+        self.assertEqual(self.boot(CONSOLES[0][1]), 0)
+        self.assertIn("guest: could not unpack the guest's files (%s/data.b64)"
+                      % self.out, self.emitted)
+
+    def test_refusals(self):
+        for kw, message in REFUSALS:
+            with self.subTest(kw):
+                with self.assertRaisesRegex(vm.Error, message):
+                    self.boot([], **kw)
+        self.assertFalse(os.path.exists(self.pidfile))
+        os.unlink(os.path.join(self.kernel, 'arch/x86/boot/bzImage'))
+        with self.assertRaisesRegex(vm.Error, 'no kernel image'):
+            self.boot([])
+
+    def test_command_line(self):
+        for argv in ([], ['run', '--kernel', self.kernel],
+                     ['run', '--kernel', self.kernel, '--nodes', 'x', 's'],
+                     ['run', '--kernel', self.kernel, '--shape', 'x', 's']):
+            with self.subTest(argv), mock.patch('sys.stderr', io.StringIO()):
+                self.assertEqual(vm.main(argv), vm.USAGE_STATUS)
+        with mock.patch('sys.stderr', io.StringIO()) as err:
+            self.assertEqual(vm.main(['run', '--kernel', self.kernel,
+                                      '--nodes', '9', '--', self.script]),
+                             vm.USAGE_STATUS)
+        self.assertEqual(err.getvalue(),
+                         'guest: error: --nodes must be 1..8, not 9\n')
+        write(os.environ['FAKE_CONSOLE'], 'SLABPARK-GUEST-RC=1\n')
+        with mock.patch('sys.stdout', io.StringIO()):
+            self.assertEqual(vm.main(['run', '--kernel', self.kernel, '--out',
+                                      self.out, '--nodes', '3', '--append',
+                                      'y=1', '--', self.script, '-x']), 1)
+        with open(os.path.join(self.out, 'qemu.cmd')) as f:
+            cmd = f.read()
+        self.assertIn('nodeid=2,cpus=4-5', cmd)
+        self.assertIn("rdinit=/init y=1'", cmd)
+        with open(os.path.join(self.out, 'initramfs.list')) as f:
+            self.assertIn('file /slabpark/args ', f.read())
+        cpio = os.path.join(self.tmp, 'initramfs.cpio')
+        link = os.path.join(self.tmp, 'link.sh')
+        os.symlink(self.script, link)
+        self.assertEqual(vm.main(['run', '--kernel', self.kernel,
+                                  '--initramfs', cpio, '--env', 'A=1', '--',
+                                  link]), 0)
+        with open(cpio) as f:
+            listing = f.read()
+        self.assertIn('file /slabpark/env ', listing)
+        # the script itself, not a link to it
+        self.assertIn('file /slabpark/run.sh %s 0644' % self.script, listing)

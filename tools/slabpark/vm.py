@@ -1,0 +1,693 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The guest: a NUMA guest under QEMU with a busybox initramfs that runs
+one script, as tools/testing/kunit/kunit_kernel.py is kunit's.
+
+    stage(build_dir) -> DIR       the guest's /slabpark tree for a kernel
+    stage_stress_ng() -> DIR      Debian's stress-ng with its libraries
+    initramfs(kernel, script, args, dest, stages, env)
+    run(kernel, script, args, out, ...) -> status
+
+run's guest runs SCRIPT as /slabpark/run.sh under busybox sh (its /init
+is tools/vm/init); what it writes under /slabpark/out/ comes back in
+OUT/files/.  Its console from SLABPARK-GUEST-START on goes to emit, line
+by line (a step's KTAP nesting and log in make check); all of it to
+OUT/console.log.  QEMU uses TCG (-accel tcg,thread=multi -cpu max)
+unless KVM=1; the guest is given up after GUEST_TIMEOUT seconds (default
+1800) unless timeout= says.  Status: 0 ok; 1 the script failed; 2 the
+kernel reported a problem (selftests/slub_park/splat.ere: panic, oops,
+BUG, WARNING, lockdep, KASAN, hung task, ...; OUT/problem.txt); 3
+timeout or no exit marker.  Bad arguments and missing pieces raise
+Error.  SIGINT and SIGTERM stop QEMU.
+
+For the shell callers (tools/vm/device-kit.sh):
+    python3 -m slabpark vm stage BUILD_DIR
+    python3 -m slabpark vm run --kernel BUILD_DIR [--stage SRC[:DST]]...
+        [--env NAME=VALUE]... [--append ARGS] [--nodes N]
+        [--cpus-per-node C] [--mem-per-node MB] [--shape SHAPE]
+        [--timeout S] [--out DIR] [--initramfs FILE] -- SCRIPT [ARGS...]
+--initramfs FILE writes the initramfs only, booting nothing.  Exit
+status: run's; 5 for a bad argument or setup error (not 4, which
+callers read as a kselftest SKIP).
+"""
+
+import argparse
+import base64
+import binascii
+import io
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import threading
+import time
+import zlib
+from typing import NamedTuple, Optional, Tuple
+
+from . import check
+
+USAGE_STATUS = 5
+
+
+class Error(Exception):
+    """A bad argument or a missing piece: nothing was booted."""
+
+
+class Topology(NamedTuple):
+    """-smp's sockets, cores a socket and threads a core; each node's
+    CPUs ('' none) and whether it has memory; each node's socket for the
+    distance table (10 local, 11 within a socket, 21 across), or None for
+    QEMU's default."""
+    sockets: int
+    cores: int
+    threads: int
+    cpus: Tuple[str, ...]
+    memory: Tuple[bool, ...]
+    socket: Optional[Tuple[int, ...]] = None
+
+
+# --shape: instead of --nodes and --cpus-per-node
+SHAPES = {
+    # 4 nodes, 4 vCPUs, 2 sockets: as the guest numbers them (memory-only
+    # nodes last), node 0 (CPU 0) and node 1 (CPU 1) on socket 0
+    # (SNC-2-like), node 2 (CPUs 2-3) on socket 1, node 3 memory without
+    # CPUs; each vCPU a package of its own (QEMU's LLC is per package:
+    # one split over nodes is a kernel WARNING)
+    'cpuless4': Topology(4, 1, 1, ('0', '', '1', '2-3'), (True,) * 4,
+                         (0, 0, 0, 1)),
+    # 2 nodes, one a socket, each socket one core of 2 SMT threads (CPUs
+    # 0-1 node 0, 2-3 node 1): local's freers run on the allocators'
+    # sibling threads
+    'smt': Topology(2, 1, 2, ('0-1', '2-3'), (True, True)),
+    # 2 nodes with 2 vCPUs each, node 1 without memory (its -numa node
+    # has no memdev): a freer node without normal memory
+    'memless': Topology(2, 2, 1, ('0-1', '2-3'), (True, False)),
+}
+
+
+def topology(nodes=2, cpus_per_node=2, shape=None):
+    """The guest's Topology: SHAPE's, else NODES (1..8) sockets, a node
+    each, of CPUS_PER_NODE (1..32) vCPUs."""
+    if shape is not None:
+        if shape not in SHAPES:
+            raise Error('--shape %s: unknown (%s)' % (shape, ', '.join(SHAPES)))
+        return SHAPES[shape]
+    if not isinstance(nodes, int) or not 1 <= nodes <= 8:
+        raise Error('--nodes must be 1..8, not %r' % (nodes,))
+    if not isinstance(cpus_per_node, int) or not 1 <= cpus_per_node <= 32:
+        raise Error('--cpus-per-node must be 1..32, not %r' % (cpus_per_node,))
+    c = cpus_per_node
+    return Topology(nodes, c, 1, tuple('%d-%d' % (n * c, n * c + c - 1)
+                                       for n in range(nodes)),
+                    (True,) * nodes)
+
+
+def qemu_argv(bzimage, initrd, data, topo, mem_per_node=1024, append='',
+              kvm=False):
+    """QEMU's command line: the console on stdout, the guest's files
+    (ttyS1) into DATA."""
+    vcpus = topo.sockets * topo.cores * topo.threads
+    argv = ['qemu-system-x86_64', '-nodefaults', '-nographic', '-no-reboot',
+            '-smp', '%d,sockets=%d,cores=%d,threads=%d' % (
+                vcpus, topo.sockets, topo.cores, topo.threads),
+            '-m', '%dM' % (sum(topo.memory) * mem_per_node),
+            '-serial', 'stdio', '-serial', 'file:' + data,
+            '-kernel', bzimage, '-initrd', initrd]
+    argv += ['-accel', 'kvm', '-cpu', 'host'] if kvm else \
+        ['-accel', 'tcg,thread=multi', '-cpu', 'max']
+    for n, (cpus, mem) in enumerate(zip(topo.cpus, topo.memory)):
+        node = 'node,nodeid=%d' % n + (',cpus=' + cpus if cpus else '')
+        if mem:
+            argv += ['-object', 'memory-backend-ram,id=mem%d,size=%dM'
+                     % (n, mem_per_node)]
+            node += ',memdev=mem%d' % n
+        argv += ['-numa', node]
+    if topo.socket:
+        s = topo.socket
+        for n in range(len(s)):
+            argv += [a for m in range(n + 1, len(s)) for a in (
+                '-numa', 'dist,src=%d,dst=%d,val=%d'
+                % (n, m, 11 if s[n] == s[m] else 21))]
+    # no_timer_check: under TCG on a loaded host the IO-APIC timer check
+    # can fail spuriously and panic the boot.
+    # loglevel=5 after quiet: warnings (WARN, lockdep, KASAN) reach the
+    # console.
+    # oops=panic: an oops in a kthread that holds a spinlock (as a list
+    # corruption under list_lock does) leaves the other vCPUs spinning on
+    # it and the guest hung until the timeout; with oops=panic and
+    # panic=-1 the guest stops at once (-no-reboot) and the report is the
+    # last thing on the console.
+    return argv + ['-append', 'console=ttyS0 panic=-1 oops=panic quiet '
+                   'loglevel=5 no_timer_check rdinit=/init' + append]
+
+
+def kernel_append(kernel, append=''):
+    """APPEND with what KERNEL's configuration needs.  no5lvl with
+    generic KASAN: -cpu max offers LA57, and identify_cpu() clears
+    boot_cpu_data's capabilities with interrupts on, before the
+    alternatives are patched; an interrupt in that window sees
+    pgtable_l5_enabled() false, so KASAN takes a 5-level direct-map
+    address for a wild access ("BUG: KASAN: wild-memory-access in
+    rcu_is_watching", seen once in ~20 debug boots).  A 7.3 x86 boot race,
+    not a slab one."""
+    a = ' ' + append if append else ''
+    try:
+        with open(os.path.join(kernel, '.config')) as f:
+            if 'CONFIG_KASAN_GENERIC=y' in f.read().splitlines():
+                a = ' no5lvl' + a
+    except OSError:
+        pass
+    return a
+
+
+# ---- the initramfs
+
+def source_tree(bdir):
+    """The source tree of an O= build ('include <tree>/Makefile' in its
+    Makefile), or None."""
+    try:
+        with open(os.path.join(bdir, 'Makefile')) as f:
+            m = re.search(r'^include (/.*)/Makefile$', f.read(), re.M)
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+def _entry(path):
+    """gen_init_cpio's line of the host's PATH, less the guest path."""
+    if os.path.islink(path):
+        return 'slink', os.readlink(path), '0777'
+    if os.path.isdir(path):
+        return 'dir', None, '0755'
+    return 'file', path, '0755' if os.stat(path).st_mode & 0o111 else '0644'
+
+
+def staged(stages):
+    """{guest path: (kind, source, mode)} of the SRC[:DST] stages: SRC
+    at /slabpark/DST (default its basename); a directory's contents (so
+    DIR:. fills /slabpark).  A later stage's file replaces an earlier
+    one's."""
+    tree = {}
+    for s in stages:
+        src, colon, dst = s.partition(':')
+        if not colon:
+            dst = os.path.basename(src.rstrip('/'))
+        if not os.path.exists(src):
+            raise Error('--stage %s: no such file' % src)
+        top = os.path.normpath(os.path.join('slabpark', dst))
+        if top != 'slabpark' and not top.startswith('slabpark/'):
+            raise Error('--stage %s: %s is outside /slabpark' % (s, dst))
+        parts = top.split('/')
+        for i in range(1, len(parts)):
+            tree['/'.join(parts[:i])] = ('dir', None, '0755')
+        if not os.path.isdir(src):
+            tree[top] = _entry(src)
+            continue
+        tree[top] = ('dir', None, '0755')
+        for d, dirs, files in os.walk(src):
+            for name in dirs + files:
+                p = os.path.join(d, name)
+                tree[os.path.normpath(os.path.join(
+                    top, os.path.relpath(p, src)))] = _entry(p)
+    return tree
+
+
+def cpio_list(busybox, tree):
+    """gen_init_cpio's list: the root, busybox, /init and TREE."""
+    lines = ['dir /bin 0755 0 0', 'dir /dev 0755 0 0',
+             'nod /dev/console 0600 0 0 c 5 1',
+             'nod /dev/ttyS1 0600 0 0 c 4 65', 'dir /proc 0755 0 0',
+             'dir /sys 0755 0 0', 'dir /tmp 1777 0 0',
+             'file /bin/busybox %s 0755 0 0' % busybox,
+             'slink /bin/sh /bin/busybox 0777 0 0',
+             'file /init %s 0755 0 0' % os.path.join(check.TOP,
+                                                     'tools/vm/init')]
+    for p in sorted(tree):
+        kind, src, mode = tree[p]
+        if any(c.isspace() for c in p + (src or '')):
+            raise Error('%s: a name with white space cannot be staged'
+                        % (src or p))
+        lines.append(' '.join(x for x in (kind, '/' + p, src, mode, '0 0')
+                              if x is not None))
+    return lines
+
+
+def static_busybox():
+    bb = shutil.which('busybox')
+    if not bb or 'statically linked' not in subprocess.run(
+            ['file', '-L', bb], capture_output=True, text=True).stdout:
+        raise Error('a static busybox is needed (apt-get install '
+                    'busybox-static)')
+    return bb
+
+
+def check_env(env):
+    for e in env:
+        if not re.match(r'[A-Za-z_][A-Za-z0-9_]*=', e) or '\n' in e:
+            raise Error("--env '%s': not NAME=VALUE (one line)" % e)
+
+
+def initramfs(kernel, script, args, dest, stages=(), env=(), listing=None):
+    """Write KERNEL's (a build directory's) initramfs for SCRIPT ARGS,
+    with STAGES (SRC[:DST]) and the guest script's environment ENV
+    (NAME=VALUE) to DEST; its gen_init_cpio list to LISTING."""
+    gen = os.path.join(kernel, 'usr/gen_init_cpio')
+    if not os.access(gen, os.X_OK):
+        raise Error('no %s (kernel built without BLK_DEV_INITRD?)' % gen)
+    if not os.path.isfile(script):
+        raise Error('no guest script %s' % script)
+    check_env(env)
+    with tempfile.TemporaryDirectory() as work:
+        for name, lines in (('args', args), ('env', env)):
+            with open(os.path.join(work, name), 'w') as f:
+                f.writelines(t + '\n' for t in lines)
+        tree = {'slabpark': ('dir', None, '0755'),
+                'slabpark/run.sh': _entry(os.path.realpath(script)),
+                'slabpark/args': _entry(os.path.join(work, 'args')),
+                'slabpark/env': _entry(os.path.join(work, 'env'))}
+        tree.update(staged(stages))
+        listing = listing or os.path.join(work, 'initramfs.list')
+        with open(listing, 'w') as f:
+            f.writelines(t + '\n' for t in cpio_list(static_busybox(), tree))
+        with open(dest, 'wb') as f:
+            if subprocess.run([gen, listing], stdout=f,
+                              stdin=subprocess.DEVNULL).returncode:
+                raise Error('gen_init_cpio failed (list: %s)' % listing)
+
+
+# ---- the boot
+
+def stop(p):
+    """Stop P's session (QEMU started in a session of its own): SIGTERM,
+    then SIGKILL."""
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            p.wait(wait)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def boot(argv, timeout, console, emit):
+    """Run ARGV (QEMU) for at most TIMEOUT seconds, its output into the
+    file CONSOLE and from SLABPARK-GUEST-START on (without CRs) to emit;
+    (its exit status, whether it timed out).  SIGINT, SIGTERM and an
+    exception of emit stop it."""
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        old = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    expired = threading.Event()
+    try:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+    except OSError as e:
+        raise Error('%s: %s' % (argv[0], e.strerror))
+    timer = threading.Timer(timeout, lambda: (expired.set(), stop(p)))
+    timer.daemon = True
+    timer.start()
+    on = False
+    try:
+        with open(console, 'wb') as log:
+            for raw in iter(p.stdout.readline, b''):
+                log.write(raw)
+                log.flush()
+                text = raw.decode('utf-8', 'replace').rstrip('\n')
+                text = text[:-1] if text.endswith('\r') else text
+                i = text.rfind('SLABPARK-GUEST-START')
+                if i >= 0 and not on:
+                    on, text = True, text[i:]
+                if on:
+                    emit(text)
+        p.wait()
+    except BaseException:
+        stop(p)
+        raise
+    finally:
+        p.stdout.close()
+        timer.cancel()
+        if main:
+            signal.signal(signal.SIGTERM, old)
+    return p.returncode, expired.is_set()
+
+
+def unpack_files(data, dest):
+    """The guest's /slabpark/out, base64 between SLABPARK-FILES-BEGIN and
+    -END lines in DATA (its ttyS1), unpacked into DEST; False when it is
+    there but broken."""
+    try:
+        with open(data, 'rb') as f:
+            lines = f.read().decode('ascii', 'replace').splitlines()
+    except OSError:
+        return True
+    begin = [i for i, t in enumerate(lines)
+             if t.startswith('SLABPARK-FILES-BEGIN')]
+    if not begin:
+        return True
+    body = []
+    for t in lines[begin[0] + 1:]:
+        if t.startswith('SLABPARK-FILES-END'):
+            break
+        body.append(t.strip())
+    os.makedirs(dest, exist_ok=True)
+    try:
+        blob = base64.b64decode(''.join(body), validate=True)
+        with tarfile.open(fileobj=io.BytesIO(blob), mode='r:gz') as tar:
+            tar.extractall(dest, filter='data')
+    except (binascii.Error, tarfile.TarError, EOFError, zlib.error,
+            OSError):
+        return False
+    return True
+
+
+def splat():
+    """The one kernel-problem regex of the project (also the
+    kselftest's).  Lockdep reports start with "WARNING:".  kmemleak is
+    not in it: its report is pr_info, which the console (loglevel=5)
+    never shows, and the debug gate's kmemleak test reads
+    /sys/kernel/debug/kmemleak instead (where slub_kunit's deliberate
+    leak is expected)."""
+    with open(os.path.join(check.TOP, 'selftests/slub_park/splat.ere')) as f:
+        return re.compile(f.read().strip())
+
+
+def problem(lines):
+    """(line number, the report) of the first kernel problem in LINES:
+    from its first line to the next '---[ end trace' or 60 lines; None
+    when there is none."""
+    regex = splat()
+    for i, t in enumerate(lines):
+        if regex.search(t):
+            report = [t]
+            for u in lines[i + 1:i + 60]:
+                report.append(u)
+                if '---[ end trace' in u:
+                    break
+            return i + 1, report
+    return None
+
+
+def decode(kernel, report):
+    """The kernel's scripts/decode_stacktrace.sh on the report file
+    REPORT (symbols to file:line where vmlinux has debug info, the Code:
+    line disassembled) when the build has vmlinux and its source tree
+    the script; else the report as it is."""
+    src = source_tree(kernel) or ''
+    dec = os.path.join(src, 'scripts/decode_stacktrace.sh')
+    vmlinux = os.path.join(kernel, 'vmlinux')
+    if src and os.path.isfile(vmlinux) and os.access(dec, os.X_OK):
+        with open(report) as f:
+            p = subprocess.run([dec, vmlinux, src], stdin=f,
+                               capture_output=True, text=True)
+        if p.returncode == 0 and p.stdout.strip():
+            with open(report + '.decoded', 'w') as f:
+                f.write(p.stdout)
+            return ['(decoded by scripts/decode_stacktrace.sh; raw: %s)'
+                    % report] + p.stdout.splitlines()
+    with open(report) as f:
+        return f.read().splitlines()
+
+
+def verdict(lines, timed_out, qemu_status, timeout):
+    """(status, message) of a boot whose console was LINES: 2 on a
+    kernel problem (the message then its first line), 3 timed out or no
+    SLABPARK-GUEST-RC= marker, 1 the script failed, 0 ok."""
+    found = problem(lines)
+    if found:
+        return 2, 'the kernel reported a problem at console line %d' % \
+            found[0]
+    if timed_out:
+        return 3, 'guest timed out after %ds' % timeout
+    rcs = [m.group(1) for m in (re.match(r'SLABPARK-GUEST-RC=([0-9]+)', t)
+                                for t in lines) if m]
+    if not rcs:
+        return 3, 'the guest ended without an exit marker (qemu status %d)' \
+            % qemu_status
+    if rcs[-1] != '0':
+        return 1, 'guest script exited with %s' % rcs[-1]
+    return 0, None
+
+
+def number(text, name):
+    if not re.fullmatch('[0-9]+', text or '') or int(text) < 1:
+        raise Error('%s: not a positive number: %r' % (name, text))
+    return int(text)
+
+
+def run(kernel, script, args=(), out=None, stages=(), nodes=2,
+        cpus_per_node=2, mem_per_node=1024, shape=None, env=(), append='',
+        timeout=None, emit=print):
+    """Boot KERNEL (a build directory) running SCRIPT ARGS with STAGES
+    (SRC[:DST], as initramfs), the guest script's environment ENV
+    (NAME=VALUE), NODES x CPUS_PER_NODE vCPUs (or SHAPE, a key of
+    SHAPES), more kernel arguments APPEND; console.log, console.txt,
+    qemu.cmd, initramfs.list, files/ (and problem.txt) in OUT (default: a
+    new directory under $SLABPARK_CACHE/runs).  Its status (the module's
+    docstring); its messages and console to emit."""
+    env_sh = check.setup_env()
+    if timeout is None:
+        timeout = number(os.environ.get('GUEST_TIMEOUT') or '1800',
+                         'GUEST_TIMEOUT')
+    topo = topology(nodes, cpus_per_node, shape)
+    if not isinstance(mem_per_node, int) or mem_per_node < 1:
+        raise Error('--mem-per-node must be a positive number of MiB')
+    bzimage = os.path.join(kernel, 'arch/x86/boot/bzImage')
+    if not os.path.isfile(bzimage):
+        raise Error('no kernel image %s (build it first)' % bzimage)
+    if not shutil.which('qemu-system-x86_64'):
+        raise Error('qemu-system-x86_64 is missing (apt-get install '
+                    'qemu-system-x86)')
+    if out is None:
+        runs = os.path.join(env_sh['SLABPARK_CACHE'], 'runs')
+        os.makedirs(runs, exist_ok=True)
+        out = tempfile.mkdtemp(prefix=time.strftime('%Y%m%d-%H%M%S-'),
+                               dir=runs)
+    os.makedirs(out, exist_ok=True)
+    for f in ('files', 'initramfs.list', 'console.log', 'console.txt',
+              'data.b64', 'problem.txt', 'problem.txt.decoded'):
+        p = os.path.join(out, f)
+        if os.path.isdir(p):
+            shutil.rmtree(p)
+        elif os.path.exists(p):
+            os.unlink(p)
+    console = os.path.join(out, 'console.log')
+    data = os.path.join(out, 'data.b64')
+    kvm = os.environ.get('KVM', '0') == '1'
+    with tempfile.TemporaryDirectory() as work:
+        initrd = os.path.join(work, 'initramfs.cpio')
+        initramfs(kernel, script, args, initrd, stages, env,
+                  os.path.join(out, 'initramfs.list'))
+        argv = qemu_argv(bzimage, initrd, data, topo, mem_per_node,
+                         kernel_append(kernel, append), kvm)
+        with open(os.path.join(out, 'qemu.cmd'), 'w') as f:
+            f.write(shlex.join(argv) + '\n')
+        emit('[%s] booting %d-node %sguest (%d vCPUs, %s): %s (console: %s)'
+             % (check.elapsed(), len(topo.cpus), shape + ' ' if shape else '',
+                topo.sockets * topo.cores * topo.threads,
+                'KVM' if kvm else 'TCG',
+                ' '.join([os.path.basename(script), *args]), console))
+        qrc, timed_out = boot(argv, timeout, console, emit)
+    if not unpack_files(data, os.path.join(out, 'files')):
+        emit("guest: could not unpack the guest's files (%s)" % data)
+    with open(console, 'rb') as f:
+        text = f.read().decode('utf-8', 'replace').replace('\r', '')
+    with open(os.path.join(out, 'console.txt'), 'w') as f:
+        f.write(text)
+    lines = text.splitlines()
+    status, why = verdict(lines, timed_out, qrc, timeout)
+    if status == 2:
+        report = os.path.join(out, 'problem.txt')
+        with open(report, 'w') as f:
+            f.write('\n'.join(problem(lines)[1]) + '\n')
+        emit('guest: FAIL: %s:' % why)
+        for t in decode(kernel, report):
+            emit(t)
+        emit('guest: full console: %s' % console)
+    elif status == 3:
+        emit('guest: FAIL: %s' % why)
+        emit('---- last console lines (%s) ----' % console)
+        for t in lines[-40:]:
+            emit(t)
+        emit('----')
+    elif status:
+        emit('guest: FAIL: %s' % why)
+    else:
+        emit('[%s] guest run passed (output in %s)' % (check.elapsed(), out))
+    return status
+
+
+def _logged(log, what, argv, **kw):
+    """Run ARGV with its output into LOG; Error with LOG's last lines
+    when it fails."""
+    os.makedirs(os.path.dirname(log), exist_ok=True)
+    with open(log, 'w') as f:
+        rc = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, **kw).returncode
+    if rc:
+        with open(log, errors='replace') as f:
+            tail = f.read().splitlines()[-30:]
+        raise Error('\n'.join(['%s failed; last lines of %s:' % (what, log)] +
+                              ['    ' + t for t in tail] +
+                              ['full log: ' + log]))
+
+
+def stage(bdir, emit=print):
+    """Build what the guest needs for the kernel of BDIR and lay it out
+    as the guest's /slabpark tree, BDIR/slabpark-stage; its path:
+
+    mm/slub_stress.ko      the stress module, built against that kernel
+    kunit/                 slub_kunit.ko (and kunit.ko) where it has them
+    bin/bash               static bash (bash-static), for make run HOST=1
+    bin/mmap_loop          static will-it-scale mmap1 loop
+                           (tools/guest/mmap_loop.c)
+    kselftest/             run_kselftest.sh layout with collection slub_park
+    kernel.config          the kernel's .config (what a guest test may
+                           expect of it, e.g. slub_kunit's skips)
+    tools/                 tools/guest/, tools/report/*.sh, and tools/
+                           lib.sh and run-host.sh (make run HOST=1, which
+                           make check runs in the guest), laid out as here"""
+    env = check.setup_env()
+    top = check.TOP
+    bdir = os.path.realpath(bdir)
+    if not os.path.isfile(os.path.join(bdir, 'Module.symvers')):
+        raise Error('%s has no Module.symvers: build the kernel first' % bdir)
+    src = source_tree(bdir)
+    if not src or not os.path.isdir(os.path.join(src,
+                                                 'tools/testing/selftests')):
+        raise Error('cannot find the source tree of %s' % bdir)
+    st = os.path.join(bdir, 'slabpark-stage')
+    shutil.rmtree(st, ignore_errors=True)
+    for d in ('mm', 'bin', 'tools/report'):
+        os.makedirs(os.path.join(st, d))
+    # kbuild refuses an MO= build while the sources hold an in-tree one
+    # (a plain 'make' of the module for KDIR): remove that build's outputs
+    modout = os.path.join(bdir, 'slabpark-module')
+    if os.path.isfile(os.path.join(top, 'modules.order')) or \
+            any(f.endswith('.o') for f in os.listdir(os.path.join(top, 'mm'))):
+        emit('[%s] removing the in-tree module build of %s (make clean) for '
+             'the out-of-tree one' % (check.elapsed(), top))
+        subprocess.run(['make', '-s', '-C', bdir, 'M=' + top, 'clean'],
+                       stdout=subprocess.DEVNULL, check=True)
+    _logged(modout + '.log', 'building the stress module against ' + bdir,
+            ['make', '-C', bdir, 'M=' + top, 'MO=' + modout, 'modules'])
+    shutil.copy(os.path.join(modout, 'mm/slub_stress.ko'),
+                os.path.join(st, 'mm'))
+    shutil.copy(os.path.join(bdir, '.config'),
+                os.path.join(st, 'kernel.config'))
+    # slub_kunit (and kunit itself when modular), where the kernel has
+    # them: the guest scripts load them from /slabpark/kunit/
+    if os.path.isfile(os.path.join(bdir, 'lib/tests/slub_kunit.ko')):
+        os.makedirs(os.path.join(st, 'kunit'))
+        for ko in ('lib/tests/slub_kunit.ko', 'lib/kunit/kunit.ko'):
+            if os.path.isfile(os.path.join(bdir, ko)):
+                shutil.copy(os.path.join(bdir, ko), os.path.join(st, 'kunit'))
+    bash = shutil.which('bash-static')
+    if not bash:
+        raise Error('bash-static is missing (apt-get install bash-static, '
+                    'or python3 -m slabpark deps)')
+    shutil.copy(bash, os.path.join(st, 'bin/bash'))
+    logs = env['SLABPARK_LOGDIR']
+    _logged(os.path.join(logs, 'mmap-loop.log'), 'building mmap_loop (static)',
+            ['gcc', '-O2', '-Wall', '-Wextra', '-Werror', '-static', '-o',
+             os.path.join(st, 'bin/mmap_loop'),
+             os.path.join(top, 'tools/guest/mmap_loop.c')])
+    _logged(os.path.join(logs, 'selftest-install.log'),
+            'building and installing selftests/slub_park',
+            [os.path.join(top, 'selftests/slub_park/install-kselftest.sh'),
+             src, os.path.join(st, 'kselftest'), bdir])
+    # the tree of tools/ as it is here, for the parts the guest runs: the
+    # guest scripts, the report scripts, and make run HOST=1 as a tester
+    # runs it (the guest suite's host mode)
+    shutil.copytree(os.path.join(top, 'tools/guest'),
+                    os.path.join(st, 'tools/guest'), symlinks=True)
+    for f in os.listdir(os.path.join(top, 'tools/report')):
+        if f.endswith('.sh'):
+            shutil.copy(os.path.join(top, 'tools/report', f),
+                        os.path.join(st, 'tools/report'))
+    for f in ('lib.sh', 'run-host.sh'):
+        shutil.copy(os.path.join(top, 'tools', f), os.path.join(st, 'tools'))
+    return st
+
+
+def copy_libs(dest, binary):
+    """Every shared library BINARY loads (ldd), the dynamic loader among
+    them, copied (dereferenced) into DEST: for running it as
+    DEST/ld-linux-x86-64.so.2 --library-path DEST BINARY."""
+    os.makedirs(dest, exist_ok=True)
+    out = subprocess.run(['ldd', binary], capture_output=True, text=True,
+                         check=True).stdout
+    for lib in sorted(set(re.findall(r'^\s*(?:\S+ => )?(/\S+) ', out, re.M))):
+        shutil.copy(lib, dest)
+    if not os.path.isfile(os.path.join(dest, 'ld-linux-x86-64.so.2')):
+        raise Error('no ld-linux-x86-64.so.2 among the libraries of ' + binary)
+
+
+def stage_stress_ng():
+    """Debian's stress-ng for the guest: bin/stress-ng and every shared
+    library it loads under lib/ of $SLABPARK_CACHE/stress-ng-stage; its
+    path.  The guest runs it as DIR/lib/ld-linux-x86-64.so.2
+    --library-path DIR/lib DIR/bin/stress-ng
+    (tools/guest/guest-workloads.sh), so that the busybox initramfs needs
+    no /lib.  Staged only by make run WORKLOAD=mmapaddr: about 40 MB."""
+    sng = shutil.which('stress-ng')
+    if not sng:
+        raise Error('stress-ng is missing (apt-get install stress-ng, or '
+                    'python3 -m slabpark deps)')
+    d = os.path.join(check.setup_env()['SLABPARK_CACHE'], 'stress-ng-stage')
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, 'bin'))
+    shutil.copy(sng, os.path.join(d, 'bin'))
+    copy_libs(os.path.join(d, 'lib'), sng)
+    return d
+
+
+# ---- the command line, for the shell callers
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog='python3 -m slabpark vm',
+                                 description='the guest (slabpark.vm)')
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    sub.add_parser('stage').add_argument('build_dir')
+    rp = sub.add_parser('run')
+    rp.add_argument('--kernel', required=True)
+    for o in ('stage', 'env'):
+        rp.add_argument('--' + o, action='append', default=[])
+    for o in ('nodes', 'cpus-per-node', 'mem-per-node', 'timeout'):
+        rp.add_argument('--' + o, type=int)
+    for o in ('append', 'out', 'initramfs'):
+        rp.add_argument('--' + o)
+    rp.add_argument('--shape', choices=sorted(SHAPES))
+    rp.add_argument('script')
+    rp.add_argument('args', nargs='*')
+    try:
+        a = ap.parse_args(argv)
+    except SystemExit as e:
+        return USAGE_STATUS if e.code else 0
+    try:
+        if a.cmd == 'stage':
+            print(stage(a.build_dir, lambda t: print(t, file=sys.stderr)))
+        elif a.initramfs:
+            initramfs(a.kernel, a.script, a.args, a.initramfs, a.stage,
+                      a.env)
+        else:
+            return run(a.kernel, a.script, a.args, stages=a.stage, env=a.env,
+                       emit=lambda t: print(t, flush=True), **{
+                           k: v for k, v in vars(a).items() if v is not None
+                           and k in ('out', 'nodes', 'cpus_per_node',
+                                     'mem_per_node', 'shape', 'append',
+                                     'timeout')})
+        return 0
+    except Error as e:
+        print('guest: error: %s' % e, file=sys.stderr)
+        return USAGE_STATUS
+    except KeyboardInterrupt:
+        print('guest: interrupted', file=sys.stderr)
+        return 130
