@@ -11,7 +11,8 @@ TAP/KTAP, kselftest's cases, KUnit's debugfs results, the debug gate's
 points, the results a step below prints itself) are its children, nested
 as they come (slabpark.ktap.Nester); its other output is "#"
 diagnostics.  Each step's output, as it printed it, is also kept in
-$SLABPARK_CACHE/logs/check/<step>.log, whose path a failed step's result
+$SLABPARK_LOGDIR/check/<step>.log (SLABPARK_LOGDIR: default
+$SLABPARK_CACHE/logs), whose path a failed step's result
 line names.  After the steps: "# failed steps:" with their logs, the
 time taken, and as the last line the plain "check: N passed, N failed, N
 skipped".  Exit status 0 when no step failed, 2 for a bad argument.

@@ -73,9 +73,12 @@ def report_checks(results: str, want: Dict) -> List[Check]:
         p = os.path.join(results, f)
         out.append((os.path.isfile(p) and os.path.getsize(p) > 0,
                     'report file ' + f, 'missing or empty'))
-    head = _read(os.path.join(results, 'cross.csv')).split('\n')[0]
-    out.append((head.startswith(want['csv_groups'] + ','),
-                'cross.csv groups ' + want['csv_groups'], head))
+    csv = _read(os.path.join(results, 'cross.csv')).split('\n')
+    out.append((csv[0].startswith(want['csv_groups'] + ','),
+                'cross.csv groups ' + want['csv_groups'], csv[0]))
+    # the module's results reached the after dumps (@result lines)
+    out.append((any(re.match(r'ops_per_sec,\d', r) for r in csv),
+                'cross.csv has the runs\' ops_per_sec', 'no such row'))
     rep = _read(os.path.join(results, 'report.txt'))
     for rx in want['report']:
         out.append((re.search(rx, rep, re.M) is not None,

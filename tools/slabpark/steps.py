@@ -869,16 +869,20 @@ def do_kunit_mutants(ctx):
     stage = stage_debug(ctx, bdir)
     lib = 'kselftest/slub_park/slub_park_lib.sh'
     for m in BREAK_MODES:
+        out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check',
+                           'kunit-mutant-%d' % m)
         with ctx.subtest('break-mode-%d' % m) as st:
-            st.ok = vm.run(
-                bdir, 'tools/guest/guest-kunit-mutants.sh', [str(m)],
-                os.path.join(os.environ['SLABPARK_LOGDIR'], 'check',
-                             'kunit-mutant-%d' % m),
+            rc = vm.run(
+                bdir, 'tools/guest/guest-kunit-mutants.sh', [str(m)], out,
                 [stage + '/tools:tools', stage + '/kunit:kunit',
                  '%s/%s:%s' % (stage, lib, lib)],
                 append='slub_break_parking=%d kunit.filter_glob='
                 'slub_test.test_park_*' % m, timeout=guest_timeout(900),
-                emit=ctx.line) == 0
+                emit=ctx.line)
+            st.ok = rc == 0
+            if rc:
+                st.directive = 'guest status %d, console: %s/console.log' % (
+                    rc, out)
 
 
 # ---- make soak: not a step of make check
@@ -943,6 +947,8 @@ def soak():
         return 1
     line = last_line(os.path.join(out, 'console.txt'), 'SLABPARK-SOAK ')
     print('soak: ' + (line or 'no summary from the guest'))
+    if not rc and not line:
+        rc = 1      # the guest script ended without its summary line
     if rc:
         print('soak: FAILED (guest status %d; console: %s/console.log)'
               % (rc, out), file=sys.stderr)

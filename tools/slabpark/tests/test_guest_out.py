@@ -82,7 +82,8 @@ class ReportTest(unittest.TestCase):
               'results: x: report.txt\n')
 
     def test_pass(self):
-        t = self.results(self.REPORT, 'metric,base,kind,cache\n',
+        t = self.results(self.REPORT, 'metric,base,kind,cache\n'
+                         'ops_per_sec,730779,result,\n',
                          'placement,mode\ncross,base,1,5\n')
         self.assertEqual(failed(guest_out.report_checks(t, self.WANT)), [])
 
@@ -94,6 +95,7 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(failed(guest_out.report_checks(t, self.WANT)), [
             'report file host/runs/cross/parkbase/1.json',
             'cross.csv groups metric,base,kind',
+            "cross.csv has the runs' ops_per_sec",
             'report.txt has /^== placement cross: base 1 runs of 1000 ms$/',
             'summary.csv has a row cross,base,1,...'])
 
