@@ -181,8 +181,17 @@ if [ -z "$module" ]; then
 fi
 module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
 
+# own_results: the results owned by who ran sudo, not root (a later
+# --report as that user writes into them)
+own_results() {
+	if [ -n "${SUDO_UID:-}" ] && [ -n "${SUDO_GID:-}" ]; then
+		chown -R "$SUDO_UID:$SUDO_GID" "$results" 2>/dev/null || true
+	fi
+}
+
 # From here on the module may be loaded: whatever ends this script, the
-# comparison's process group is ended and the module removed.
+# comparison's process group is ended, the module removed and the
+# results given to the sudo user.
 compare_pid=
 cleanup() {
 	local rc=$? i
@@ -201,6 +210,7 @@ cleanup() {
 		[ ! -e "/sys/module/$MOD" ] ||
 			{ echo "slabpark: error: could not remove the module: rmmod $MOD" >&2; rc=1; }
 	fi
+	own_results
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -230,20 +240,8 @@ compare_pid=
 [ "$crc" = 0 ] || sp_die "the comparison failed with status $crc (log: $data/compare.log)"
 [ -d "$data/runs" ] || sp_die "the comparison left no run data in $data"
 
-# own_results: the results owned by who ran sudo, not root (a later
-# --report as that user writes into them)
-own_results() {
-	if [ -n "${SUDO_UID:-}" ] && [ -n "${SUDO_GID:-}" ]; then
-		chown -R "$SUDO_UID:$SUDO_GID" "$results" 2>/dev/null || true
-	fi
-}
 if ! command -v python3 >/dev/null 2>&1; then
-	own_results
 	echo "slabpark: no python3 here: the runs are in $data; for the report run 'PYTHONPATH=tools python3 -m slabpark run --report $results' where python3 is"
 	exit 0
 fi
-if ! PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark run --report "$results"; then
-	own_results
-	exit 1
-fi
-own_results
+PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark run --report "$results"

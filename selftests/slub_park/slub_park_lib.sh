@@ -49,7 +49,7 @@ loop_until() {
 
 parked_now() {
 	pn_v=
-	read -r pn_v < "$PARKDIR/parked" 2>/dev/null
+	{ read -r pn_v < "$PARKDIR/parked"; } 2>/dev/null
 	echo "$pn_v"
 }
 

@@ -82,14 +82,16 @@ static void read_line(const char *path, char *buf, size_t len)
 /* Whether a kmsg record after @fd's position names @mod and one of @names. */
 static int kmsg_names(int fd, const char *mod, const char *names)
 {
-	char rec[LINE_MAX_LEN], list[256];
+	char rec[8192], list[256];	/* a record: up to CONSOLE_EXT_LOG_MAX */
 	char *msg, *name, *save;
 	ssize_t n;
 
 	while ((n = read(fd, rec, sizeof(rec) - 1)) != 0) {
 		if (n < 0 && errno == EPIPE)	/* overwritten: read on */
 			continue;
-		if (n < 0)			/* EAGAIN: no more */
+		if (n < 0 && errno != EAGAIN)	/* EAGAIN: no more */
+			printf("# /dev/kmsg: %s\n", strerror(errno));
+		if (n < 0)
 			return 0;
 		rec[n] = '\0';
 		msg = strchr(rec, ';');
@@ -109,7 +111,7 @@ static int load_case(int ko, const char *mod, const char *cache, int want,
 {
 	char slab[512], modpath[256];
 	const char *cn = strstr(params, "cache_name=");
-	int kmsg, err, bad = 0;
+	int kmsg, kmsg_err, err, bad = 0;
 
 	if (!cn || (cn != params && cn[-1] != ' '))
 		snprintf(slab, sizeof(slab), "/sys/kernel/slab/%s", cache);
@@ -120,6 +122,7 @@ static int load_case(int ko, const char *mod, const char *cache, int want,
 		slab[0] = '\0';
 	snprintf(modpath, sizeof(modpath), "/sys/module/%s", mod);
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	kmsg_err = errno;
 	if (kmsg >= 0)
 		lseek(kmsg, 0, SEEK_END);
 	err = syscall(SYS_finit_module, ko, params, 0) ? errno : 0;
@@ -143,7 +146,7 @@ static int load_case(int ko, const char *mod, const char *cache, int want,
 		printf("# load %s: refused, but left %s or %s behind\n", params, modpath, slab);
 		bad = 1;
 	} else if (kmsg < 0) {
-		printf("# load %s: cannot read /dev/kmsg: %s\n", params, strerror(errno));
+		printf("# load %s: cannot read /dev/kmsg: %s\n", params, strerror(kmsg_err));
 		bad = 1;
 	} else if (!kmsg_names(kmsg, mod, names)) {
 		printf("# load %s: no kernel message of %s naming '%s'\n", params, mod, names);
@@ -207,11 +210,16 @@ static int combo_case(const char *dir, int want, const char *what, char *pairs)
 	int n = 0, i, err = 0, bad = 0;
 
 	for (char *w = strtok_r(pairs, " ", &save); w; n++) {
+		if (n == 8) {
+			fprintf(stderr, "slub_park_params: combo %s: more than 8 pairs\n",
+				what);
+			exit(2);
+		}
 		file[n] = w;
 		val[n] = strtok_r(NULL, " ", &save);
-		if (!val[n] || n == 7) {
-			fprintf(stderr, "slub_park_params: combo %s: %s\n", what,
-				val[n] ? "more than 8 pairs" : "a FILE without a VALUE");
+		if (!val[n]) {
+			fprintf(stderr, "slub_park_params: combo %s: a FILE without a VALUE\n",
+				what);
 			exit(2);
 		}
 		w = strtok_r(NULL, " ", &save);

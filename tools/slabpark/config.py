@@ -19,6 +19,9 @@ PLACEMENTS = ('cross', 'local', 'balanced')
 PARK_MODES = ('0', '1', '2')
 WORKLOADS = ('mmap1', 'mmapaddr')
 MAX_TASKS = 1024
+# the guest's size (slabpark.vm.topology checks them too)
+MAX_NODES = 8
+MAX_CPUS_PER_NODE = 32
 
 
 class ConfigError(Exception):
@@ -70,6 +73,31 @@ def tasks(v):
     return out
 
 
+def upto(most):
+    """a positive integer up to MOST"""
+    def check(v):
+        n = posint(v)
+        if n > most:
+            raise ValueError('must be 1..%d' % most)
+        return n
+    return check
+
+
+def directory(v):
+    """an existing directory"""
+    if v and not os.path.isdir(v):
+        raise ValueError('no such directory')
+    return os.path.abspath(v) if v else v
+
+
+def results_dir(v):
+    """a directory to make or one that exists, made absolute (HOST=1's
+    run-host.sh works from the checkout)"""
+    if os.path.exists(v) and not os.path.isdir(v):
+        raise ValueError('exists and is not a directory')
+    return os.path.abspath(v)
+
+
 def node(v):
     if v and not v.isdigit():
         raise ValueError('not a node number')
@@ -98,12 +126,12 @@ class Knob:
 # in the order they are resolved: a default may read the knobs above it
 KNOBS: Tuple[Knob, ...] = (
     Knob('HOST', '0', flag, '1: no VM: the comparison on this machine, a 2-node '
-         'box booted into the patched kernel, as root (tools/run-host.sh: '
-         'its prerequisites; HOST=1 python3 -m slabpark run --check-only '
-         'checks only)'),
+         'box booted into the patched kernel, as root, with python3 '
+         '(tools/run-host.sh: its prerequisites; HOST=1 PYTHONPATH=tools '
+         'python3 -m slabpark run --check-only checks only)'),
     Knob('PATCHES', '', choice('', 'none'),
          'none: the unpatched base kernel (nothing can be switched)'),
-    Knob('KSRC', '', None, 'your own 7.3 tree, built as is (the series is '
+    Knob('KSRC', '', directory, 'your own 7.3 tree, built as is (the series is '
          'not applied; make check skips the steps that need the pristine '
          'base; tools/kernel/kernel-src.sh)'),
     Knob('LOCKSTAT', '0', flag, '1: a CONFIG_LOCK_STAT kernel; report '
@@ -141,15 +169,16 @@ KNOBS: Tuple[Knob, ...] = (
          ' '.join(PLACEMENTS), words(PLACEMENTS, 'placement'),
          'which placements run, of cross, local, balanced (default all; '
          '"cross local" with SWEEP)'),
-    Knob('NODES', '2', posint, 'guest NUMA nodes (cross and balanced need '
-         '2)'),
-    Knob('CPUS_PER_NODE', '2', posint, 'vCPUs per guest node'),
+    Knob('NODES', '2', upto(MAX_NODES), 'guest NUMA nodes (cross and '
+         'balanced need 2)'),
+    Knob('CPUS_PER_NODE', '2', upto(MAX_CPUS_PER_NODE),
+         'vCPUs per guest node'),
     Knob('ALLOC_NODE', '', node, "the allocators' node (default: two nodes "
          'with CPUs and normal memory, the farthest pair by distance, '
          'topo_choose in tools/guest/guest-lib.sh); in the VM below NODES'),
     Knob('FREE_NODE', '', node, "the remote freers' node, as ALLOC_NODE"),
     Knob('RESULTS_DIR', lambda k: os.path.join(
-        TOP, 'results', time.strftime('%Y%m%d-%H%M%S')), None,
+        TOP, 'results', time.strftime('%Y%m%d-%H%M%S')), results_dir,
         'where the report, the tables, CSV/JSON and the plot go (default '
         'results/<date>-<time>; a VM run refuses a directory not empty)'),
     Knob('GUEST_TIMEOUT', '', lambda v: v and posint(v), 'give up on a guest '
@@ -194,9 +223,12 @@ class Config:
                 v = k.default
             self.env[k.name] = v
             try:
-                setattr(self, k.name, k.check(v) if k.check else v)
+                val = k.check(v) if k.check else v
             except ValueError as e:
                 raise ConfigError('%s=%s: %s' % (k.name, v, e))
+            setattr(self, k.name, val)
+            if isinstance(val, str):
+                self.env[k.name] = val      # e.g. a directory made absolute
 
     def experiment(self):
         """what is not the plain module comparison"""

@@ -7,6 +7,7 @@ Missing names them and the apt-get line."""
 import os
 import shutil
 import subprocess
+import sys
 
 # command -> Debian package
 PKG_OF = {
@@ -33,8 +34,11 @@ class Missing(Exception):
 
 
 def installed(pkg):
-    p = subprocess.run(['dpkg-query', '-W', '-f=${Status}', pkg],
-                       capture_output=True, text=True)
+    try:
+        p = subprocess.run(['dpkg-query', '-W', '-f=${Status}', pkg],
+                           capture_output=True, text=True)
+    except FileNotFoundError:
+        return False        # not Debian: say what to install, by name
     return 'ok installed' in p.stdout
 
 
@@ -86,7 +90,7 @@ def main() -> int:
     try:
         ensure()
     except Missing as e:
-        print('slabpark: error: %s' % e, flush=True)
+        print('slabpark: error: %s' % e, file=sys.stderr)
         return 1
     print('build dependencies present')
     return 0

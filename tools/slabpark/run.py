@@ -199,9 +199,9 @@ def host_report(results: str) -> int:
 
 def vm_run(cfg) -> int:
     results = cfg.RESULTS_DIR
-    os.makedirs(results, exist_ok=True)
     deps.ensure()
     builds = {k: build(cfg, k) for k in kernels(cfg)}
+    os.makedirs(results, exist_ok=True)
     stages = [vm.stage_stress_ng() + ':stress-ng'] \
         if cfg.WORKLOAD == 'mmapaddr' else []
     # the nodes, into guest-compare.sh's environment
@@ -250,8 +250,12 @@ def main(check_only: bool = False, report_dir: str = '') -> int:
     except config.ConfigError as e:
         print('slabpark: error: %s' % e, file=sys.stderr)
         return 2
-    except (Failed, OSError, subprocess.CalledProcessError,
-            deps.Missing, vm.Error) as e:
+    except subprocess.CalledProcessError as e:
+        # the tool has said why; only which one failed
+        print('slabpark: error: %s failed (status %d)' % (
+            os.path.basename(e.cmd[0]), e.returncode), file=sys.stderr)
+        return 1
+    except (Failed, OSError, deps.Missing, vm.Error) as e:
         print('slabpark: error: %s' % e, file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -48,7 +48,7 @@ import time
 import zlib
 from typing import NamedTuple, Optional, Tuple
 
-from . import check
+from . import check, config
 
 USAGE_STATUS = 5
 
@@ -96,10 +96,13 @@ def topology(nodes=2, cpus_per_node=2, shape=None):
         if shape not in SHAPES:
             raise Error('--shape %s: unknown (%s)' % (shape, ', '.join(SHAPES)))
         return SHAPES[shape]
-    if not isinstance(nodes, int) or not 1 <= nodes <= 8:
-        raise Error('--nodes must be 1..8, not %r' % (nodes,))
-    if not isinstance(cpus_per_node, int) or not 1 <= cpus_per_node <= 32:
-        raise Error('--cpus-per-node must be 1..32, not %r' % (cpus_per_node,))
+    if not isinstance(nodes, int) or not 1 <= nodes <= config.MAX_NODES:
+        raise Error('--nodes must be 1..%d, not %r'
+                    % (config.MAX_NODES, nodes))
+    if not isinstance(cpus_per_node, int) or \
+            not 1 <= cpus_per_node <= config.MAX_CPUS_PER_NODE:
+        raise Error('--cpus-per-node must be 1..%d, not %r' % (
+            config.MAX_CPUS_PER_NODE, cpus_per_node))
     c = cpus_per_node
     return Topology(nodes, c, 1, tuple('%d-%d' % (n * c, n * c + c - 1)
                                        for n in range(nodes)),
@@ -303,10 +306,14 @@ def boot(argv, timeout, console, emit):
     exception of emit stop it."""
     main = threading.current_thread() is threading.main_thread()
     if main:
-        old = signal.signal(signal.SIGTERM, signal.default_int_handler)
+        old = {s: signal.signal(s, signal.default_int_handler)
+               for s in (signal.SIGTERM, signal.SIGHUP)}
     expired = threading.Event()
     try:
-        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+        # timeout(1) ends QEMU a little after the timer even when this
+        # process is killed (SIGKILL) and cannot stop it
+        p = subprocess.Popen(['timeout', '-k', '10', str(int(timeout) + 30),
+                              *argv], stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              start_new_session=True)
     except OSError as e:
@@ -335,8 +342,20 @@ def boot(argv, timeout, console, emit):
         p.stdout.close()
         timer.cancel()
         if main:
-            signal.signal(signal.SIGTERM, old)
+            for s, h in old.items():
+                signal.signal(s, h)
     return p.returncode, expired.is_set()
+
+
+def _plain_member(m):
+    """what tarfile's 'data' filter lets through: files, directories and
+    links inside the archive, none of them absolute or through .."""
+    def inside(name):
+        return not os.path.isabs(name) and '..' not in name.split('/')
+    if not inside(m.name) or not (m.isfile() or m.isdir() or m.issym()):
+        return False
+    return not m.issym() or inside(os.path.join(os.path.dirname(m.name),
+                                                m.linkname))
 
 
 def unpack_files(data, dest):
@@ -361,7 +380,13 @@ def unpack_files(data, dest):
     try:
         blob = base64.b64decode(''.join(body), validate=True)
         with tarfile.open(fileobj=io.BytesIO(blob), mode='r:gz') as tar:
-            tar.extractall(dest, filter='data')
+            if hasattr(tarfile, 'data_filter'):
+                tar.extractall(dest, filter='data')
+            elif all(_plain_member(m) for m in tar.getmembers()):
+                # Python before 3.11.4 (Debian 12's 3.11.2): no filter=
+                tar.extractall(dest)
+            else:
+                return False
     except (binascii.Error, tarfile.TarError, EOFError, zlib.error,
             OSError):
         return False
@@ -456,6 +481,9 @@ def run(kernel, script, args=(), out=None, stages=(), nodes=2,
     if timeout is None:
         timeout = number(os.environ.get('GUEST_TIMEOUT') or '1800',
                          'GUEST_TIMEOUT')
+    elif not isinstance(timeout, int) or timeout < 1:
+        raise Error('--timeout must be a positive number of seconds, not %r'
+                    % (timeout,))
     topo = topology(nodes, cpus_per_node, shape)
     if not isinstance(mem_per_node, int) or mem_per_node < 1:
         raise Error('--mem-per-node must be a positive number of MiB')

@@ -56,6 +56,8 @@ REFUSALS = (
     ({'cpus_per_node': '2'}, '--cpus-per-node must be 1..32'),
     ({'shape': 'cpuless8'}, '--shape cpuless8: unknown'),
     ({'mem_per_node': 0}, '--mem-per-node must be a positive'),
+    ({'timeout': 0}, '--timeout must be a positive number'),
+    ({'timeout': -5}, '--timeout must be a positive number'),
     ({'env': ['1X=1']}, "--env '1X=1': not NAME=VALUE"),
     ({'env': ['X']}, "--env 'X': not NAME=VALUE"),
     ({'env': ['X=a\nb']}, 'not NAME=VALUE'),
@@ -261,6 +263,23 @@ class RunTest(unittest.TestCase):
         self.assertEqual(self.boot(CONSOLES[0][1]), 0)
         self.assertIn("guest: could not unpack the guest's files (%s/data.b64)"
                       % self.out, self.emitted)
+
+    def test_members_without_the_data_filter(self):
+        """what comes back is unpacked inside OUT/files only, also on a
+        Python without tarfile's filter= (Debian 12's 3.11.2)"""
+        def member(name, kind=tarfile.REGTYPE, link=''):
+            m = tarfile.TarInfo(name)
+            m.type, m.linkname = kind, link
+            return m
+        for m, ok in ((member('./runs/r.json'), True),
+                      (member('runs'), True),
+                      (member('a/l', tarfile.SYMTYPE, 'r.json'), True),
+                      (member('/etc/passwd'), False),
+                      (member('runs/../../x'), False),
+                      (member('a/l', tarfile.SYMTYPE, '../../etc'), False),
+                      (member('a/l', tarfile.SYMTYPE, '/etc'), False),
+                      (member('dev', tarfile.CHRTYPE), False)):
+            self.assertEqual(vm._plain_member(m), ok, m.name)
 
     def test_refusals(self):
         for kw, message in REFUSALS:
