@@ -21,8 +21,7 @@ What the consumers read of the outputs:
   ops_per_sec
 - tools/slabpark/guest_out.py: compute()'s per-node split of a window
 
-CLI: python3 -m slabpark slabstat {snap,diff,split,window,compare}
-(main).
+CLI: python3 -m slabpark slabstat {snap,diff,split,compare} (main).
 """
 
 import glob
@@ -30,10 +29,7 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
-import tempfile
-import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -260,7 +256,7 @@ def parse_cpulist(text: str, node: int, s: Snapshot) -> None:
 
 
 def parse_results_line(line: str) -> Optional[Tuple[str, float]]:
-    """'key: value' with one number (slabstat snap --results)"""
+    """'key: value' with one number (a dump's @result line)"""
     k, sep, v = line.partition(':')
     k = k.strip()
     if not sep or not k:
@@ -1063,75 +1059,30 @@ def write_deltas(files: str) -> int:
     return n
 
 
-# ------------------------------------------------------------ window
-
-DUMP_SH = os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'guest', 'slab-dump.sh')
-
-
-def dump(caches: List[str], results: Optional[str] = None,
-         sysfs: Optional[str] = None, proc: Optional[str] = None) -> str:
-    """run tools/guest/slab-dump.sh here (make run HOST=1, fixture trees)"""
-    env = dict(os.environ)
-    if sysfs:
-        env['SYSFS'] = sysfs
-    if proc:
-        env['PROC'] = proc
-    argv = ['sh', DUMP_SH] + (['-r', results] if results else []) + \
-        ['--'] + list(caches)
-    p = subprocess.run(argv, env=env, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True)
-    if p.returncode:
-        msg = p.stderr.strip().splitlines()
-        raise Error(msg[-1] if msg else 'slab-dump.sh failed (status %d)'
-                    % p.returncode)
-    sys.stderr.write(p.stderr)
-    return p.stdout
-
-
 # ------------------------------------------------------------ CLI
 
 HELP = """\
-usage: python3 -m slabpark.slabstat [--sysfs-root DIR] [--proc-root DIR]
-       COMMAND ...
+usage: python3 -m slabpark.slabstat COMMAND ...
 
   snap DUMP
       the slabstat snapshot (JSON) of a dump of tools/guest/slab-dump.sh
-  diff [--csv|--json] [--per-node] BEFORE AFTER
+  diff [--csv|--json] BEFORE AFTER
       metric/before/after/delta/change table and derived rows of two
       dumps; --json writes the delta document that 'compare' reads.
   split [--csv|--json] BEFORE AFTER
-      diff with the per-node split of every counter and per-node %idle
-      (what 'slabstat window' printed after its sleep).
-  window -t SECONDS [--results FILE] [--csv|--json] CACHE...
-      slab-dump.sh, sleep SECONDS, slab-dump.sh, split (on this machine).
+      diff with the per-node split of every counter and per-node %idle.
   compare [--labels L1,L2[,L3...]] [--csv|--json] D1... -- D2... [-- D3...]
       median (min-max) of repeated runs per group (each D is a delta
       document of 'diff --json'), delta and change of each group vs the first.
 
-  --sysfs-root DIR / --proc-root DIR: window reads a fixture tree.
   Exit status: 0 ok, 1 error, 2 usage.
 """
 
 
 def _parse(args: List[str], groups: bool) -> dict:
-    o = {'fmt': 'text', 'per_node': False, 'results': None, 'labels': None,
-         'seconds': None, 'pos': [], 'group_starts': [0]}
+    o = {'fmt': 'text', 'labels': None, 'pos': [], 'group_starts': [0]}
     end_opts = False
     i = 0
-
-    def need():
-        nonlocal i
-        if i + 1 >= len(args):
-            raise UsageError('option %s needs an argument' % args[i])
-        i += 1
-        return args[i]
-
-    def set_fmt(f):
-        if o['fmt'] != 'text' and o['fmt'] != f:
-            raise UsageError('--csv and --json exclude each other')
-        o['fmt'] = f
-
     while i < len(args):
         a = args[i]
         if not end_opts and a.startswith('-') and len(a) > 1:
@@ -1142,28 +1093,15 @@ def _parse(args: List[str], groups: bool) -> dict:
                     if len(o['group_starts']) == MAX_GROUPS:
                         raise UsageError('at most 8 groups')
                     o['group_starts'].append(len(o['pos']))
-            elif a == '--csv':
-                set_fmt('csv')
-            elif a == '--json':
-                set_fmt('json')
-            elif a == '--per-node':
-                o['per_node'] = True
-            elif a == '--results':
-                o['results'] = need()
-            elif a == '--labels':
-                o['labels'] = need()
-            elif a == '-t':
-                s = need()
-                try:
-                    t = float(s)
-                except ValueError:
-                    t = float('nan')
-                if not 0 < t <= 86400:
-                    raise UsageError("-t needs seconds (0 < t <= 86400), "
-                                     "not '%s'" % s)
-                o['seconds'] = t
-            elif a in ('--sysfs-root', '--proc-root'):
-                o[a[2:].replace('-', '_')] = need()
+            elif a in ('--csv', '--json'):
+                if o['fmt'] not in ('text', a[2:]):
+                    raise UsageError('--csv and --json exclude each other')
+                o['fmt'] = a[2:]
+            elif a == '--labels' and groups:
+                if i + 1 >= len(args):
+                    raise UsageError('option %s needs an argument' % a)
+                i += 1
+                o['labels'] = args[i]
             elif a in ('-h', '--help'):
                 sys.stdout.write(HELP)
                 raise SystemExit(0)
@@ -1173,17 +1111,6 @@ def _parse(args: List[str], groups: bool) -> dict:
             o['pos'].append(a)
         i += 1
     return o
-
-
-def _only(o: dict, cmd: str, fmt=False, results=False, seconds=False,
-          labels=False, per_node=False) -> None:
-    for ok, key, what in ((fmt, 'fmt', '--csv/--json'),
-                          (results, 'results', '--results'),
-                          (seconds, 'seconds', '-t'),
-                          (labels, 'labels', '--labels'),
-                          (per_node, 'per_node', '--per-node')):
-        if not ok and o[key] not in (None, False, 'text'):
-            raise UsageError("'%s' takes no %s" % (cmd, what))
 
 
 def _labels(s: Optional[str], want: int) -> Optional[List[str]]:
@@ -1199,56 +1126,28 @@ def _labels(s: Optional[str], want: int) -> Optional[List[str]]:
 
 def run(argv: List[str]) -> str:
     """the output of one command; raises Error or UsageError"""
-    roots = {}
-    i = 0
-    while i < len(argv) and argv[i] in ('--sysfs-root', '--proc-root', '-h',
-                                        '--help'):
-        if argv[i] in ('-h', '--help'):
-            sys.stdout.write(HELP)
-            raise SystemExit(0)
-        if i + 1 >= len(argv):
-            raise UsageError('option %s needs an argument' % argv[i])
-        roots[argv[i][2:].replace('-', '_')] = argv[i + 1]
-        i += 2
-    if i >= len(argv):
+    if argv[:1] in (['-h'], ['--help']):
+        sys.stdout.write(HELP)
+        raise SystemExit(0)
+    if not argv:
         raise UsageError('missing command')
-    cmd, rest = argv[i], argv[i + 1:]
-    if cmd not in ('snap', 'diff', 'split', 'window', 'compare'):
+    cmd, rest = argv[0], argv[1:]
+    if cmd not in ('snap', 'diff', 'split', 'compare'):
         raise UsageError("unknown command '%s'" % cmd)
     o = _parse(rest, cmd == 'compare')
-    roots.update({k: o[k] for k in ('sysfs_root', 'proc_root') if k in o})
     if cmd == 'snap':
-        _only(o, cmd)
+        if o['fmt'] != 'text':
+            raise UsageError("'snap' takes no --csv/--json")
         if len(o['pos']) != 1:
             raise UsageError('snap needs one DUMP (of tools/guest/'
                              'slab-dump.sh)')
         return write_json(snap_json(load_snapshot(o['pos'][0])))
     if cmd in ('diff', 'split'):
-        _only(o, cmd, fmt=True, per_node=cmd == 'diff')
         if len(o['pos']) != 2:
             raise UsageError('%s needs two dumps: BEFORE AFTER' % cmd)
         a = load_snapshot(o['pos'][0])
         b = load_snapshot(o['pos'][1])
-        return diff(a, b, o['fmt'], o['per_node'] or cmd == 'split')
-    if cmd == 'window':
-        _only(o, cmd, fmt=True, results=True, seconds=True, per_node=True)
-        if o['seconds'] is None:
-            raise UsageError('window needs -t SECONDS')
-        if not o['pos']:
-            raise UsageError('window needs at least one CACHE')
-        sysfs, proc = roots.get('sysfs_root'), roots.get('proc_root')
-        with tempfile.TemporaryDirectory() as t:
-            da = dump(o['pos'], None, sysfs, proc)
-            time.sleep(o['seconds'])
-            db = dump(o['pos'], o['results'], sysfs, proc)
-            for n, text in (('before', da), ('after', db)):
-                with open(os.path.join(t, n), 'w') as f:
-                    f.write(text)
-            a = parse_dump(da, os.path.join(t, 'before'))
-            b = parse_dump(db, os.path.join(t, 'after'))
-        return diff(a, b, o['fmt'], True)
-    # compare
-    _only(o, cmd, fmt=True, labels=True)
+        return diff(a, b, o['fmt'], cmd == 'split')
     starts = o['group_starts'] + [len(o['pos'])]
     groups = [o['pos'][starts[g]:starts[g + 1]]
               for g in range(len(starts) - 1)]
