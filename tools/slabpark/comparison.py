@@ -208,7 +208,7 @@ def sweep(runs: Runs, results: str) -> List[str]:
     """the sheaf capacity sweep (SWEEP=sheaf); [] without one"""
     groups = sorted(((m.group(1), int(m.group(2)), p) for p in REC.scenarios(runs)
                      for m in (SWEEP.fullmatch(p),) if m),
-                    key=lambda g: (REC.scenario_key(g[0]), g[1]))
+                    key=lambda g: (R.scenario_key(g[0]), g[1]))
     if not groups:
         return []
 
@@ -272,7 +272,7 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
     if not ex:
         return ['', '== &n->list_lock: no lock_stat excerpts in %s' % top] \
             if asked(results, 'LOCKSTAT') else []
-    keys = sorted(ex, key=lambda k: (REC.scenario_key(k[0]), _mode_key(k[1])))
+    keys = sorted(ex, key=lambda k: (R.scenario_key(k[0]), _mode_key(k[1])))
 
     def head(k: Tuple[str, str]) -> str:
         return '%-9s %-6s %4d  ' % (k[0], WORD.get(k[1], k[1]), len(ex[k]))
@@ -338,7 +338,7 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
         for (kind, fn), v in fns.items():
             # a run without the site counts 0
             v = v + [0.0] * (len(ex[k]) - len(v))
-            site_rows.append(((REC.scenario_key(k[0]), _mode_key(k[1]),
+            site_rows.append(((R.scenario_key(k[0]), _mode_key(k[1]),
                                kind != 'waiter', -rnd(median(v)), fn),
                               '%-9s %-6s %-7s %-32s %s' % (
                                   k[0], WORD.get(k[1], k[1]), kind, fn,

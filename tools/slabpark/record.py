@@ -225,24 +225,13 @@ def full_runs(results: str) -> List[FullRun]:
     return out
 
 
-def group_key(g: str) -> Tuple[int, str]:
-    if g == 'base':
-        return (0, '')
-    return (1, g)
-
-
-def scenario_key(s: str):
-    from .report import _scenario_key
-    return _scenario_key(s)
-
-
 def scenarios(runs: Sequence[FullRun]) -> List[str]:
-    return sorted({r.scenario for r in runs}, key=scenario_key)
+    return sorted({r.scenario for r in runs}, key=R.scenario_key)
 
 
 def groups(runs: Sequence[FullRun], sc: Optional[str] = None) -> List[str]:
     return sorted({r.group for r in runs if sc is None or r.scenario == sc},
-                  key=group_key)
+                  key=R.group_key)
 
 
 def spread(runs: Sequence[FullRun], sc: str, g: str,
@@ -281,7 +270,7 @@ def local_ops(runs: Sequence[FullRun]) -> List[float]:
     other code); [] without local runs"""
     local = sorted((s for s in {r.scenario for r in runs}
                     if s == 'local' or s.startswith('local-sc')),
-                   key=scenario_key)
+                   key=R.scenario_key)
     sr = [r for r in runs if local and r.scenario == local[0]
           and 'ops_per_sec' in r.results]
     # the patched kernel's modes; a base kernel (BASE=1) runs other code
@@ -387,14 +376,14 @@ def _const_lines(runs: Sequence[FullRun]) -> List[str]:
         if all(len(v) == 1 for v in by_group.values()):
             varying.append('%s: %s' % (k, ', '.join(
                 '%s %s' % (g, plain(next(iter(by_group[g]))))
-                for g in sorted(by_group, key=group_key))))
+                for g in sorted(by_group, key=R.group_key))))
         else:
             by_sc: Dict[str, set] = {}
             for (sc, g), v in vals.items():
                 by_sc.setdefault(sc, set()).add(v)
             varying.append('%s: %s' % (k, ', '.join(
                 '%s %s' % (sc, '/'.join(plain(x) for x in sorted(by_sc[sc])))
-                for sc in sorted(by_sc, key=scenario_key))))
+                for sc in sorted(by_sc, key=R.scenario_key))))
     out = ['== configuration (constants of every run: the cache\'s facts, '
            'the module\'s settings)']
     out += wrap_pairs('  ', same)

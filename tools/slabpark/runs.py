@@ -39,6 +39,7 @@ LOCKSTAT_SITES = ('__slab_free', '__refill_objects_node',
                   'get_from_partial_node', 'alloc_from_new_slab')
 # the contention points lock_stat keeps per class (LOCKSTAT_POINTS)
 LOCKSTAT_POINTS = 4
+SCENARIO_ORDER = ('cross', 'local', 'balanced')
 WORKLOAD_CACHES = ('maple_node', 'vm_area_struct')
 WORKLOAD_COUNTERS = (
     'free_slowpath', 'free_add_partial', 'park_slab', 'alloc_slab',
@@ -64,6 +65,25 @@ def read_kv(path: str) -> Dict[str, str]:
             if sep:
                 out[k.strip()] = v.strip()
     return out
+
+
+def group_key(g: str) -> Tuple[int, str]:
+    """base first, then the modes; 'park=0 mp=5' before 'park=0 mp=10'"""
+    if g == 'base':
+        return (0, '')
+    mode, _, rest = g.partition(' ')
+    return (1, mode + ' ' + rest.rjust(12))
+
+
+def scenario_key(s: str) -> Tuple[int, str, int]:
+    """cross, local, balanced first; then by name, numbers as numbers
+    (local-sc60 before local-sc120)"""
+    if s in SCENARIO_ORDER:
+        return (SCENARIO_ORDER.index(s), '', 0)
+    m = re.fullmatch(r'(.*?)(\d+)', s)
+    if m:
+        return (len(SCENARIO_ORDER), m.group(1), int(m.group(2)))
+    return (len(SCENARIO_ORDER), s, 0)
 
 
 def _num(s: Optional[str]) -> Optional[float]:

@@ -87,12 +87,11 @@ def module_data(runs: Sequence[REC.FullRun]) -> Data:
 def _generic_data(kind: str, runs: Sequence[R.Run],
                   rows: Tuple[Tuple[str, str], ...],
                   ref_of: Callable[[List[str]], str]) -> Data:
-    scs = sorted({r.scenario for r in runs}, key=REC.scenario_key)
+    scs = sorted({r.scenario for r in runs}, key=R.scenario_key)
     groups = {}
     for sc in scs:
         gs = sorted({r.group for r in runs if r.scenario == sc},
-                    key=lambda g: (g != 'base', g.split(' ')[0],
-                                   len(g), g))
+                    key=R.group_key)
         groups[sc] = _ordered(gs, ref_of(gs))
 
     def get(sc: str, g: str, key: str) -> Optional[Spread]:
