@@ -33,6 +33,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
+from .stats import median
+
 PROG = 'slabstat'
 MAX_NODES = 64
 MAX_GROUPS = 8
@@ -752,14 +754,6 @@ class Stats:
     def missing(self) -> str:
         """what a group without values shows: n/a if a denominator was 0"""
         return 'n/a' if self.undef else 'absent'
-
-
-def median(v: List[float]) -> float:
-    v = sorted(v)
-    n = len(v)
-    if not n:
-        return 0.0
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
 @dataclass
