@@ -12,8 +12,8 @@ import csv
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from . import record as REC
 from . import runs as R
-from . import slabstat
 from .stats import Spread, beyond_noise, fmt_spread
 
 # (label, key); a row is printed where some group has the key
@@ -153,10 +153,10 @@ def min_partial_derive(runs: Sequence[R.Run]) -> None:
 
 def report(results: str) -> List[str]:
     """every table the results directory has data for"""
-    for _, files in R.boot_dirs(results):
-        slabstat.write_deltas(files)
     out = header(results)
-    mod = R.module_runs(results)
+    mod = [R.Run(r.scenario, r.group, r.boot, r.round,
+                 {k: v for _, k in MODULE_ROWS for v in (r.value(k),)
+                  if v is not None}) for r in REC.full_runs(results)]
     wl = R.workload_runs(results)
     mp = R.min_partial_runs(results)
     if mod:

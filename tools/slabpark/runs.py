@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the guest scripts leave, read into Run records.
+"""What the guest scripts leave, read into Run records (the module runs:
+slabpark.record.full_runs).
 
 Layouts (FILES is a guest's returned /slabpark/out, i.e. guest/files):
 
@@ -16,24 +17,11 @@ The group of a run is its mode as printed: 'base' (the unpatched kernel,
 mode directory parkbase) or 'park=<mode>'.
 """
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-# the counters of a module run taken from the slabstat delta (delta of a
-# counter, value after the run of a gauge)
-MODULE_SLAB_METRICS = (
-    'free_slowpath', 'free_add_partial', 'free_remove_partial',
-    'park_slab', 'unpark_slab', 'alloc_slab', 'free_slab',
-    'cmpxchg_double_fail', 'barn_put_fail', 'sheaf_flush',
-)
-# from the module's results (and guest-compare.sh's footprint lines)
-MODULE_RESULT_METRICS = (
-    'ops_per_sec', 'free_lat_p99_ns', 'alloc_lat_p99_ns',
-    'peak_slabs', 'rest_slabs', 'slab_churn',
-)
 # the call sites of &n->list_lock whose waits a report shows
 LOCKSTAT_SITES = ('__slab_free', '__refill_objects_node',
                   'get_from_partial_node', 'alloc_from_new_slab')
@@ -182,35 +170,6 @@ def _run_files(results: str, subdir: str, ext: str):
             for md in sorted(os.listdir(os.path.join(top, sc))):
                 for r, path in _rounds(os.path.join(top, sc, md), ext):
                     yield boot, files, sc, md, r, path
-
-
-def module_run(files: str, place: str, md: str, r: int, path: str,
-               cache: str) -> Dict[str, float]:
-    """one module run: its results, slabstat delta and lock_stat excerpt"""
-    out: Dict[str, float] = {}
-    kv = read_kv(path)
-    for k in MODULE_RESULT_METRICS:
-        v = _num(kv.get(k))
-        if v is not None:
-            out[k] = v
-    doc = path[:-len('.results')] + '.json'
-    if os.path.exists(doc):
-        with open(doc) as f:
-            mets = json.load(f)['caches'][cache]['metrics']
-        for k in MODULE_SLAB_METRICS:
-            if k in mets:
-                out[k] = float(mets[k]['value'])
-    ls = os.path.join(files, 'lockstat', '%s-%s-%d.txt' % (place, md, r))
-    if os.path.exists(ls):
-        out.update(parse_lockstat(ls))
-    return out
-
-
-def module_runs(results: str, cache: str = 'nfs_page_test') -> List[Run]:
-    return [Run(sc, group_of(md), boot, r,
-                module_run(files, sc, md, r, path, cache))
-            for boot, files, sc, md, r, path
-            in _run_files(results, 'runs', '.results')]
 
 
 def parse_workload(path: str) -> Dict[str, float]:
