@@ -207,22 +207,10 @@ def full_run(boot: str, files: str, sc: str, md: str, rnd: int,
 def full_runs(results: str) -> List[FullRun]:
     """every module run of RESULTS; first the delta documents of the runs
     that have only their dumps (slabstat.write_deltas)"""
-    out = []
-    for boot, files in data_dirs(results):
+    dirs = data_dirs(results)
+    for _, files in dirs:
         slabstat.write_deltas(files)
-        top = os.path.join(files, 'runs')
-        if not os.path.isdir(top):
-            continue
-        for sc in sorted(os.listdir(top)):
-            if not os.path.isdir(os.path.join(top, sc)):
-                continue
-            for md in sorted(os.listdir(os.path.join(top, sc))):
-                d = os.path.join(top, sc, md)
-                if not os.path.isdir(d):
-                    continue
-                for rnd, path in R._rounds(d, '.results'):
-                    out.append(full_run(boot, files, sc, md, rnd, path))
-    return out
+    return [full_run(*f) for f in R.run_files(dirs, 'runs', '.results')]
 
 
 def scenarios(runs: Sequence[FullRun]) -> List[str]:

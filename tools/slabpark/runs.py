@@ -159,16 +159,17 @@ def parse_lockstat(path: str) -> Dict[str, float]:
     return out
 
 
-def _run_files(results: str, subdir: str, ext: str):
+def run_files(dirs: List[Tuple[str, str]], subdir: str, ext: str):
     """(boot, files dir, scenario, mode dir, round, path) of every run file
-    FILES/SUBDIR/<scenario>/park<mode>/<round>EXT, in order"""
-    for boot, files in boot_dirs(results):
+    FILES/SUBDIR/<scenario>/park<mode>/<round>EXT of DIRS ((boot, FILES)),
+    in order; stray files beside the directories are passed over"""
+    for boot, files in dirs:
         top = os.path.join(files, subdir)
-        if not os.path.isdir(top):
-            continue
-        for sc in sorted(os.listdir(top)):
+        scs = sorted(os.listdir(top)) if os.path.isdir(top) else []
+        for sc in (s for s in scs if os.path.isdir(os.path.join(top, s))):
             for md in sorted(os.listdir(os.path.join(top, sc))):
-                for r, path in _rounds(os.path.join(top, sc, md), ext):
+                d = os.path.join(top, sc, md)
+                for r, path in _rounds(d, ext) if os.path.isdir(d) else []:
                     yield boot, files, sc, md, r, path
 
 
@@ -200,7 +201,7 @@ def parse_workload(path: str) -> Dict[str, float]:
 def workload_runs(results: str) -> List[Run]:
     return [Run(sc, group_of(md), boot, r, parse_workload(path))
             for boot, _, sc, md, r, path
-            in _run_files(results, 'workloads', '.txt')]
+            in run_files(boot_dirs(results), 'workloads', '.txt')]
 
 
 def min_partial_runs(results: str) -> List[Run]:
