@@ -28,7 +28,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import facts as F
 from . import runs as R
 from . import slabstat
-from .stats import Spread, beyond_noise, fmt_num, noise_floor_pct
+from .stats import (Spread, beyond_noise, fmt_num, fmt_spread,
+                    noise_floor_pct)
 
 CACHE = 'nfs_page_test'
 
@@ -241,15 +242,6 @@ def fmt_value(key: str, x: float) -> str:
     return fmt_num(x)
 
 
-def fmt_cell(key: str, s: Optional[Spread]) -> str:
-    if s is None:
-        return '-'
-    if s.lo == s.hi:
-        return fmt_value(key, s.med)
-    return '%s %s-%s' % (fmt_value(key, s.med), fmt_value(key, s.lo),
-                         fmt_value(key, s.hi))
-
-
 def local_ops(runs: Sequence[FullRun]) -> List[float]:
     """the ops/s of the noise floor: the local placement's over all its
     runs and modes (it parks nothing and runs the same code in every
@@ -411,7 +403,8 @@ def scenario_table(runs: Sequence[FullRun], sc: str,
             for g, c in zip(gs, cells):
                 mark = '*' if g != ref and verdict(rs, c, key, floor) == \
                     'beyond noise' else ' '
-                line += (fmt_cell(key, c) + mark).rjust(CELL_W)
+                cell = fmt_spread(c, lambda x: fmt_value(key, x))
+                line += (cell + mark).rjust(CELL_W)
             body.append(line.rstrip())
         if body:
             lines.append(title)

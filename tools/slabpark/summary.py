@@ -132,10 +132,7 @@ def min_partial_data(runs: Sequence[R.Run]) -> Data:
 
 def fmt(key: str, s: Optional[Spread]) -> str:
     """the median, as report.txt prints it"""
-    if s is None:
-        return '-'
-    k = 'park_ratio' if key.endswith('park_ratio') else key
-    return REC.fmt_value(k, s.med)
+    return '-' if s is None else REC.fmt_value(_fkey(key), s.med)
 
 
 def _fkey(key: str) -> str:
@@ -192,12 +189,11 @@ def findings(d: Data, rows: Sequence[Tuple[str, str]]
                     judged += 1
                 if v != 'beyond noise':
                     continue
-                short = g if g.startswith('park=') or g == 'base' else g
                 if k.endswith('park_ratio') or k in REC.PERCENT or \
                         rs is None or rs.med == 0:
-                    hits.append('%s %s' % (short, fmt(k, s)))
+                    hits.append('%s %s' % (g, fmt(k, s)))
                 else:
-                    hits.append('%s %.2fx' % (short, s.med / rs.med))
+                    hits.append('%s %.2fx' % (g, s.med / rs.med))
             if hits:
                 parts.append('%s (%s)' % (lab, ', '.join(hits)))
         if parts:
@@ -254,7 +250,7 @@ def summary_lines(results: str, runs: Sequence[REC.FullRun], d: Data
     the last scenarios"""
     head = header(results, runs, d)
     rows = list(d.rows)
-    drop = [k for k in DROP_ORDER]
+    drop = list(DROP_ORDER)
     while True:
         body: List[str] = []
         for sc in d.scenarios:
