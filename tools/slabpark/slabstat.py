@@ -200,33 +200,18 @@ class Snapshot:
         return self.cpu_node[cpu] if 0 <= cpu < len(self.cpu_node) else -1
 
 
+STAT = re.compile(r'(\d+)((?: *[CN]\d+=\d+)*) *\n?')
+
+
 def parse_stat(text: str) -> Optional[Tuple[int, str, List[Tuple[int, int]]]]:
     """'<sum>[ C<n>=<v>...]' or '<sum>[ N<n>=<v>...]': (sum, kind, parts),
     kind 'C', 'N' or '' without parts; None for anything else"""
-    m = re.match(r'\d+', text)
-    if not m:
+    m = STAT.fullmatch(text)
+    parts = re.findall(r'([CN])(\d+)=(\d+)', m.group(2)) if m else []
+    kinds = ''.join(sorted({k for k, _, _ in parts}))
+    if not m or len(kinds) > 1:
         return None
-    total = int(m.group())
-    p = m.end()
-    kind = ''
-    parts = []
-    n = len(text)
-    while True:
-        while p < n and text[p] == ' ':
-            p += 1
-        if p == n - 1 and text[p] == '\n':
-            p += 1
-        if p == n:
-            return total, kind, parts
-        ch = text[p]
-        if ch not in 'CN' or (kind and kind != ch):
-            return None
-        kind = ch
-        m = re.compile(r'(\d+)=(\d+)').match(text, p + 1)
-        if not m:
-            return None
-        parts.append((int(m.group(1)), int(m.group(2))))
-        p = m.end()
+    return int(m.group(1)), kinds, [(int(i), int(v)) for _, i, v in parts]
 
 
 def classify(name: str, kind: str, writable: bool) -> Optional[str]:
