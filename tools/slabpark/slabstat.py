@@ -70,17 +70,6 @@ def warn(msg: str) -> None:
 
 # ------------------------------------------------------------ derived rows
 
-# key, label, unit ('%' percent, 'x' ratio, '#' count)
-DERIVED = (
-    ('free_slowpath_ratio',
-     'FREE_SLOWPATH / (FREE_FASTPATH + FREE_SLOWPATH)', '%'),
-    ('sheaf_flushes', 'SHEAF_FLUSH / sheaf_capacity', '#'),
-    ('barn_put_fail_per_flush',
-     'BARN_PUT_FAIL / (SHEAF_FLUSH / sheaf_capacity)', 'x'),
-    ('park_ratio', 'PARK_SLAB / FREE_ADD_PARTIAL', '%'),
-    ('park_balance', 'PARK_SLAB - UNPARK_SLAB', '#'),
-    ('page_churn', 'page allocator churn (alloc_slab + free_slab)', '#'),
-)
 OK, ABSENT, UNDEF = 'ok', 'absent', 'undefined'
 
 Getter = Callable[[str], Optional[float]]
@@ -92,37 +81,32 @@ def _ratio(num: float, den: float, scale: float) -> Tuple[str, float]:
     return OK, num / den * scale
 
 
-def derive(i: int, get: Getter) -> Tuple[str, float]:
-    """row i of DERIVED from per-run values (counter delta, gauge/fact
-    value); (state, value)"""
-    def need(*names):
-        v = [get(n) for n in names]
-        return None if any(x is None for x in v) else v
+# key, label, unit ('%' percent, 'x' ratio, '#' count), the per-run values
+# it is made of (counter delta, gauge/fact value), (state, value) of them
+DERIVED = (
+    ('free_slowpath_ratio',
+     'FREE_SLOWPATH / (FREE_FASTPATH + FREE_SLOWPATH)', '%',
+     ('free_slowpath', 'free_fastpath'), lambda s, f: _ratio(s, s + f, 100)),
+    ('sheaf_flushes', 'SHEAF_FLUSH / sheaf_capacity', '#',
+     ('sheaf_flush', 'sheaf_capacity'), lambda f, c: _ratio(f, c, 1)),
+    ('barn_put_fail_per_flush',
+     'BARN_PUT_FAIL / (SHEAF_FLUSH / sheaf_capacity)', 'x',
+     ('barn_put_fail', 'sheaf_flush', 'sheaf_capacity'),
+     lambda b, f, c: (UNDEF, 0.0) if c == 0 else _ratio(b, f / c, 1)),
+    # a park counts free_add_partial too: at most 100%
+    ('park_ratio', 'PARK_SLAB / FREE_ADD_PARTIAL', '%',
+     ('park_slab', 'free_add_partial'), lambda p, a: _ratio(p, a, 100)),
+    ('park_balance', 'PARK_SLAB - UNPARK_SLAB', '#',
+     ('park_slab', 'unpark_slab'), lambda p, u: (OK, p - u)),
+    ('page_churn', 'page allocator churn (alloc_slab + free_slab)', '#',
+     ('alloc_slab', 'free_slab'), lambda a, f: (OK, a + f)),
+)
 
-    if i == 0:
-        v = need('free_slowpath', 'free_fastpath')
-        return (ABSENT, 0.0) if v is None else _ratio(v[0], v[0] + v[1], 100)
-    if i == 1:
-        v = need('sheaf_flush', 'sheaf_capacity')
-        return (ABSENT, 0.0) if v is None else _ratio(v[0], v[1], 1)
-    if i == 2:
-        v = need('barn_put_fail', 'sheaf_flush', 'sheaf_capacity')
-        if v is None:
-            return ABSENT, 0.0
-        if v[2] == 0:
-            return UNDEF, 0.0
-        return _ratio(v[0], v[1] / v[2], 1)
-    if i == 3:
-        # a park counts free_add_partial too: at most 100%
-        v = need('park_slab', 'free_add_partial')
-        return (ABSENT, 0.0) if v is None else _ratio(v[0], v[1], 100)
-    if i == 4:
-        v = need('park_slab', 'unpark_slab')
-        return (ABSENT, 0.0) if v is None else (OK, v[0] - v[1])
-    if i == 5:
-        v = need('alloc_slab', 'free_slab')
-        return (ABSENT, 0.0) if v is None else (OK, v[0] + v[1])
-    return ABSENT, 0.0
+
+def derive(i: int, get: Getter) -> Tuple[str, float]:
+    """row i of DERIVED from per-run values; (state, value)"""
+    v = [get(n) for n in DERIVED[i][3]]
+    return (ABSENT, 0.0) if any(x is None for x in v) else DERIVED[i][4](*v)
 
 
 # ------------------------------------------------------------ formatting
@@ -697,7 +681,7 @@ def delta_json(d: Delta) -> dict:
             mets[m.name] = e
         der = {}
         for j, (st, v) in enumerate(cd.derived):
-            key, label, unit = DERIVED[j]
+            key, label, unit = DERIVED[j][:3]
             der[key] = {'label': label,
                         'unit': {'%': '%', 'x': 'ratio'}.get(unit, 'count'),
                         'value': float(v) if st == OK else None,
