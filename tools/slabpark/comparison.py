@@ -499,7 +499,7 @@ def report(results: str, data: str) -> List[str]:
         os.remove(png)
     title = where
     if where.startswith('host'):
-        cpu = F.read_topology(os.path.join(data, 'topology')).get(
+        cpu = F.read_pairs(os.path.join(data, 'topology'), '=').get(
             'cpu_model')
         title = '%s, %s' % (cpu or 'host', shape)
     title = 'slab parking%s, same boot: median of the runs, bars = ' \

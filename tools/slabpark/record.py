@@ -159,7 +159,7 @@ def _derive(r: FullRun) -> None:
 
 def full_run(boot: str, files: str, sc: str, md: str, rnd: int,
              path: str) -> FullRun:
-    kv = R.read_kv(path)
+    kv = F.read_pairs(path)
     r = FullRun(sc, R.group_of(md), boot, rnd, raw=kv)
     doc_path = path[:-len('.results')] + '.json'
     res: Dict[str, float] = {}
@@ -313,7 +313,7 @@ def header_lines(results: str, runs: Sequence[FullRun],
         meta.get('kernel', 'unknown')
     topo: Dict[str, str] = {}
     for _, files in data_dirs(results):
-        topo = F.read_topology(os.path.join(files, 'topology'))
+        topo = F.read_pairs(os.path.join(files, 'topology'), '=')
         if topo:
             break
     lines = ['kernel %s, series %s, project %s' % (

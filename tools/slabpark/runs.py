@@ -44,17 +44,6 @@ class Run:
     metrics: Dict[str, float] = field(default_factory=dict)
 
 
-def read_kv(path: str) -> Dict[str, str]:
-    """'key: value' lines"""
-    out = {}
-    with open(path) as f:
-        for line in f:
-            k, sep, v = line.partition(':')
-            if sep:
-                out[k.strip()] = v.strip()
-    return out
-
-
 def group_key(g: str) -> Tuple[int, str]:
     """base first, then the modes; 'park=0 mp=5' before 'park=0 mp=10'"""
     if g == 'base':
