@@ -95,7 +95,7 @@ def placements(runs: Runs, csv_path: str) -> List[str]:
     """ops/s at equal threads per CPU, the cross/local ratio, the
     footprint"""
     modes, places = _modes(runs), REC.scenarios(runs)
-    col = ['park=%s %s' % (m, WORD[m]) if m != 'base' else m for m in modes]
+    col = [REC.MODE_SHORT[R.group_of('park' + m)] for m in modes]
     out = ['', '== placements at equal threads per CPU (median ops/s of the '
            'runs; threads_per_cpu shown)',
            '%-10s %8s' % ('placement', 'thr/cpu') +

@@ -22,6 +22,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from . import facts as F
 from . import record as REC
 from . import runs as R
+from .report import min_partial_derive, spreads
 from .stats import Spread
 
 MAX_COLS = 80
@@ -94,14 +95,11 @@ def _generic_data(kind: str, runs: Sequence[R.Run],
                     key=R.group_key)
         groups[sc] = _ordered(gs, ref_of(gs))
 
-    def get(sc: str, g: str, key: str) -> Optional[Spread]:
-        return Spread.of(r.metrics[key] for r in runs
-                         if r.scenario == sc and r.group == g
-                         and key in r.metrics)
-
+    sp = spreads(runs, rows)
     n = min(sum(1 for r in runs if r.scenario == sc and r.group == g)
             for sc in scs for g in groups[sc])
-    return Data(kind, rows, scs, groups, get, n, None)
+    return Data(kind, rows, scs, groups,
+                lambda sc, g, key: sp.get((sc, g, key)), n, None)
 
 
 def workload_data(runs: Sequence[R.Run]) -> Data:
@@ -290,7 +288,6 @@ def summary(results: str) -> List[str]:
         if wl:
             d = workload_data(wl)
         elif mp:
-            from .report import min_partial_derive
             min_partial_derive(mp)
             d = min_partial_data(mp)
         else:
