@@ -49,14 +49,14 @@ FOOTPRINT_GAUGES = ('shrunk_slabs', 'peak_slabs', 'rest_slabs',
 # derived rows: key, label
 DERIVED = (
     ('park_ratio', 'park ratio'),
-    ('slowpath_share', 'free_slowpath share'),
+    ('free_slowpath_ratio', 'free_slowpath share'),
     ('waits_slab_free', 'waits __slab_free'),
     ('park_balance', 'park - unpark'),
     ('page_churn', 'alloc_slab+free_slab'),
     ('sheaf_flushes', 'sheaf flushes'),
-    ('barn_fail_per_flush', 'barn_put_fail/flush'),
+    ('barn_put_fail_per_flush', 'barn_put_fail/flush'),
 )
-PERCENT = ('park_ratio', 'slowpath_share')
+PERCENT = ('park_ratio', 'free_slowpath_ratio')
 # lock_stat's excerpt (LOCKSTAT=1)
 LOCKSTAT_ROWS = (
     ('lock_contentions', 'contentions'),
@@ -127,30 +127,14 @@ def data_dirs(results: str) -> List[Tuple[str, str]]:
 
 
 def _derive(r: FullRun) -> None:
+    """slabstat's derived rows of the run, and its waits in __slab_free()"""
     c, d = r.counters, r.derived
-
-    def ratio(a: float, b: float, scale: float = 1) -> Optional[float]:
-        return a / b * scale if b else None
-
-    if 'park_slab' in c and 'free_add_partial' in c:
-        v = ratio(c['park_slab'], c['free_add_partial'], 100)
-        d['park_ratio'] = 0.0 if v is None else v
-        d['park_balance'] = c['park_slab'] - c.get('unpark_slab', 0)
-    elif 'free_add_partial' in c:
+    for i, row in enumerate(slabstat.DERIVED):
+        st, v = slabstat.derive(i, lambda n: c.get(n, r.consts.get(n)))
+        if st == slabstat.OK:
+            d[row[0]] = v
+    if 'free_add_partial' in c and 'park_ratio' not in d:
         d['park_ratio'] = 0.0   # a kernel without parking parks nothing
-    if 'free_slowpath' in c and 'free_fastpath' in c:
-        v = ratio(c['free_slowpath'], c['free_slowpath'] + c['free_fastpath'],
-                  100)
-        if v is not None:
-            d['slowpath_share'] = v
-    if 'alloc_slab' in c and 'free_slab' in c:
-        d['page_churn'] = c['alloc_slab'] + c['free_slab']
-    cap = r.consts.get('sheaf_capacity')
-    if cap and 'sheaf_flush' in c:
-        d['sheaf_flushes'] = c['sheaf_flush'] / cap
-        if c['sheaf_flush'] and 'barn_put_fail' in c:
-            d['barn_fail_per_flush'] = c['barn_put_fail'] / \
-                (c['sheaf_flush'] / cap)
     if 'waits___slab_free' in r.lockstat:
         d['waits_slab_free'] = r.lockstat['waits___slab_free']
     elif all(k in c for k in MEASURE_WAITS):
@@ -237,7 +221,7 @@ def fmt_value(key: str, x: float) -> str:
     """one number as both reports print it"""
     if key in PERCENT:
         return '%.0f%%' % x if abs(x) >= 10 or x == 0 else '%.1f%%' % x
-    if key == 'barn_fail_per_flush':
+    if key == 'barn_put_fail_per_flush':
         return '%.2f' % x
     return fmt_num(x)
 

@@ -34,14 +34,14 @@ CELL_W = 24
 # (label, key): the key rows, in order
 MODULE_ROWS = (
     ('park ratio', 'park_ratio'),
-    ('slowpath share', 'slowpath_share'),
+    ('slowpath share', 'free_slowpath_ratio'),
     ('__slab_free waits', 'waits_slab_free'),
     ('slabs at peak', 'peak_slabs'),
     ('slabs at rest', 'rest_slabs'),
     ('ops/s', 'ops_per_sec'),
 )
 # rows given up first when the summary would pass MAX_LINES
-DROP_ORDER = ('slowpath_share', 'peak_slabs', 'rest_slabs',
+DROP_ORDER = ('free_slowpath_ratio', 'peak_slabs', 'rest_slabs',
               'waits_slab_free', 'park_ratio')
 # in report.txt, not in the summary (the measurement kernel's experiment)
 SUMMARY_SKIP_GROUPS = ('park=3',)
