@@ -43,7 +43,6 @@ FOOTPRINT = (('shrunk slabs', 'shrunk_slabs'), ('peak slabs', 'peak_slabs'),
 # the measurement kernel: unpark_free_<bucket>, free_{lock,wait}_<transition>
 BUCKETS = (('1', '1'), ('2_3', '2-3'), ('4_7', '4-7'), ('8_15', '8-15'),
            ('16', '16+'), ('all', 'empty'))
-TRANSITIONS = REC.TRANSITIONS
 PLOT_COUNTERS = ('park_slab', 'free_add_partial', 'alloc_slab', 'free_slab')
 SWEEP = re.compile(r'(.*)-sc(\d+)')
 
@@ -185,7 +184,7 @@ def measure(runs: Runs, results: str) -> List[str]:
     out += ['', '== list_lock in __slab_free() by transition: acquisitions,'
             ' and of them those that waited,',
             '   median (min-max) of the runs, a table per transition']
-    for t, label in TRANSITIONS:
+    for t, label in REC.TRANSITIONS:
         out += ['-- ' + label, '%-10s %-9s %-27s %s' % (
             'placement', 'park', 'acquisitions', 'waited')]
         out += ['%-10s %-9s %-27s %s' % (
