@@ -43,7 +43,6 @@ FOOTPRINT = (('shrunk slabs', 'shrunk_slabs'), ('peak slabs', 'peak_slabs'),
 # the measurement kernel: unpark_free_<bucket>, free_{lock,wait}_<transition>
 BUCKETS = (('1', '1'), ('2_3', '2-3'), ('4_7', '4-7'), ('8_15', '8-15'),
            ('16', '16+'), ('all', 'empty'))
-TRANSITIONS = REC.TRANSITIONS
 PLOT_COUNTERS = ('park_slab', 'free_add_partial', 'alloc_slab', 'free_slab')
 SWEEP = re.compile(r'(.*)-sc(\d+)')
 
@@ -95,7 +94,7 @@ def placements(runs: Runs, csv_path: str) -> List[str]:
     """ops/s at equal threads per CPU, the cross/local ratio, the
     footprint"""
     modes, places = _modes(runs), REC.scenarios(runs)
-    col = ['park=%s %s' % (m, WORD[m]) if m != 'base' else m for m in modes]
+    col = [REC.MODE_SHORT[R.group_of('park' + m)] for m in modes]
     out = ['', '== placements at equal threads per CPU (median ops/s of the '
            'runs; threads_per_cpu shown)',
            '%-10s %8s' % ('placement', 'thr/cpu') +
@@ -185,7 +184,7 @@ def measure(runs: Runs, results: str) -> List[str]:
     out += ['', '== list_lock in __slab_free() by transition: acquisitions,'
             ' and of them those that waited,',
             '   median (min-max) of the runs, a table per transition']
-    for t, label in TRANSITIONS:
+    for t, label in REC.TRANSITIONS:
         out += ['-- ' + label, '%-10s %-9s %-27s %s' % (
             'placement', 'park', 'acquisitions', 'waited')]
         out += ['%-10s %-9s %-27s %s' % (
@@ -208,7 +207,7 @@ def sweep(runs: Runs, results: str) -> List[str]:
     """the sheaf capacity sweep (SWEEP=sheaf); [] without one"""
     groups = sorted(((m.group(1), int(m.group(2)), p) for p in REC.scenarios(runs)
                      for m in (SWEEP.fullmatch(p),) if m),
-                    key=lambda g: (REC.scenario_key(g[0]), g[1]))
+                    key=lambda g: (R.scenario_key(g[0]), g[1]))
     if not groups:
         return []
 
@@ -272,7 +271,7 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
     if not ex:
         return ['', '== &n->list_lock: no lock_stat excerpts in %s' % top] \
             if asked(results, 'LOCKSTAT') else []
-    keys = sorted(ex, key=lambda k: (REC.scenario_key(k[0]), _mode_key(k[1])))
+    keys = sorted(ex, key=lambda k: (R.scenario_key(k[0]), _mode_key(k[1])))
 
     def head(k: Tuple[str, str]) -> str:
         return '%-9s %-6s %4d  ' % (k[0], WORD.get(k[1], k[1]), len(ex[k]))
@@ -338,7 +337,7 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
         for (kind, fn), v in fns.items():
             # a run without the site counts 0
             v = v + [0.0] * (len(ex[k]) - len(v))
-            site_rows.append(((REC.scenario_key(k[0]), _mode_key(k[1]),
+            site_rows.append(((R.scenario_key(k[0]), _mode_key(k[1]),
                                kind != 'waiter', -rnd(median(v)), fn),
                               '%-9s %-6s %-7s %-32s %s' % (
                                   k[0], WORD.get(k[1], k[1]), kind, fn,
@@ -499,7 +498,7 @@ def report(results: str, data: str) -> List[str]:
         os.remove(png)
     title = where
     if where.startswith('host'):
-        cpu = F.read_topology(os.path.join(data, 'topology')).get(
+        cpu = F.read_pairs(os.path.join(data, 'topology'), '=').get(
             'cpu_model')
         title = '%s, %s' % (cpu or 'host', shape)
     title = 'slab parking%s, same boot: median of the runs, bars = ' \

@@ -90,17 +90,24 @@ def host_cpu_line() -> str:
                                     os.cpu_count() or 0, smt_state())
 
 
-def read_meta(results: str) -> Dict[str, str]:
+def read_pairs(path: str, sep: str = ':') -> Dict[str, str]:
+    """the 'KEY<SEP>VALUE' lines of PATH (meta.txt and a run's .results
+    'key: value', DATA/topology of guest-lib.sh's topo_write KEY=VALUE),
+    both sides stripped; {} for a file that cannot be read"""
     out: Dict[str, str] = {}
     try:
-        with open(os.path.join(results, 'meta.txt')) as f:
+        with open(path) as f:
             for line in f:
-                k, sep, v = line.partition(':')
-                if sep:
+                k, s, v = line.partition(sep)
+                if s:
                     out[k.strip()] = v.strip()
     except OSError:
         pass
     return out
+
+
+def read_meta(results: str) -> Dict[str, str]:
+    return read_pairs(os.path.join(results, 'meta.txt'))
 
 
 def write_meta(results: str, where: str, runs: str,
@@ -121,20 +128,6 @@ def write_meta(results: str, where: str, runs: str,
         for k in keys:
             f.write('%s: %s\n' % (k, meta[k]))
     return meta
-
-
-def read_topology(path: str) -> Dict[str, str]:
-    """KEY=VALUE lines of tools/guest/guest-lib.sh's topo_write"""
-    out: Dict[str, str] = {}
-    try:
-        with open(path) as f:
-            for line in f:
-                k, sep, v = line.rstrip('\n').partition('=')
-                if sep:
-                    out[k] = v
-    except OSError:
-        pass
-    return out
 
 
 def topology_lines(topo: Dict[str, str]) -> List[str]:

@@ -28,7 +28,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import facts as F
 from . import runs as R
 from . import slabstat
-from .stats import Spread, beyond_noise, fmt_num, noise_floor_pct
+from .stats import (Spread, beyond_noise, fmt_num, fmt_spread,
+                    noise_floor_pct)
 
 CACHE = 'nfs_page_test'
 
@@ -48,14 +49,14 @@ FOOTPRINT_GAUGES = ('shrunk_slabs', 'peak_slabs', 'rest_slabs',
 # derived rows: key, label
 DERIVED = (
     ('park_ratio', 'park ratio'),
-    ('slowpath_share', 'free_slowpath share'),
+    ('free_slowpath_ratio', 'free_slowpath share'),
     ('waits_slab_free', 'waits __slab_free'),
     ('park_balance', 'park - unpark'),
     ('page_churn', 'alloc_slab+free_slab'),
     ('sheaf_flushes', 'sheaf flushes'),
-    ('barn_fail_per_flush', 'barn_put_fail/flush'),
+    ('barn_put_fail_per_flush', 'barn_put_fail/flush'),
 )
-PERCENT = ('park_ratio', 'slowpath_share')
+PERCENT = ('park_ratio', 'free_slowpath_ratio')
 # lock_stat's excerpt (LOCKSTAT=1)
 LOCKSTAT_ROWS = (
     ('lock_contentions', 'contentions'),
@@ -126,30 +127,14 @@ def data_dirs(results: str) -> List[Tuple[str, str]]:
 
 
 def _derive(r: FullRun) -> None:
+    """slabstat's derived rows of the run, and its waits in __slab_free()"""
     c, d = r.counters, r.derived
-
-    def ratio(a: float, b: float, scale: float = 1) -> Optional[float]:
-        return a / b * scale if b else None
-
-    if 'park_slab' in c and 'free_add_partial' in c:
-        v = ratio(c['park_slab'], c['free_add_partial'], 100)
-        d['park_ratio'] = 0.0 if v is None else v
-        d['park_balance'] = c['park_slab'] - c.get('unpark_slab', 0)
-    elif 'free_add_partial' in c:
+    for i, row in enumerate(slabstat.DERIVED):
+        st, v = slabstat.derive(i, lambda n: c.get(n, r.consts.get(n)))
+        if st == slabstat.OK:
+            d[row[0]] = v
+    if 'free_add_partial' in c and 'park_ratio' not in d:
         d['park_ratio'] = 0.0   # a kernel without parking parks nothing
-    if 'free_slowpath' in c and 'free_fastpath' in c:
-        v = ratio(c['free_slowpath'], c['free_slowpath'] + c['free_fastpath'],
-                  100)
-        if v is not None:
-            d['slowpath_share'] = v
-    if 'alloc_slab' in c and 'free_slab' in c:
-        d['page_churn'] = c['alloc_slab'] + c['free_slab']
-    cap = r.consts.get('sheaf_capacity')
-    if cap and 'sheaf_flush' in c:
-        d['sheaf_flushes'] = c['sheaf_flush'] / cap
-        if c['sheaf_flush'] and 'barn_put_fail' in c:
-            d['barn_fail_per_flush'] = c['barn_put_fail'] / \
-                (c['sheaf_flush'] / cap)
     if 'waits___slab_free' in r.lockstat:
         d['waits_slab_free'] = r.lockstat['waits___slab_free']
     elif all(k in c for k in MEASURE_WAITS):
@@ -158,7 +143,7 @@ def _derive(r: FullRun) -> None:
 
 def full_run(boot: str, files: str, sc: str, md: str, rnd: int,
              path: str) -> FullRun:
-    kv = R.read_kv(path)
+    kv = F.read_pairs(path)
     r = FullRun(sc, R.group_of(md), boot, rnd, raw=kv)
     doc_path = path[:-len('.results')] + '.json'
     res: Dict[str, float] = {}
@@ -207,42 +192,19 @@ def full_run(boot: str, files: str, sc: str, md: str, rnd: int,
 def full_runs(results: str) -> List[FullRun]:
     """every module run of RESULTS; first the delta documents of the runs
     that have only their dumps (slabstat.write_deltas)"""
-    out = []
-    for boot, files in data_dirs(results):
+    dirs = data_dirs(results)
+    for _, files in dirs:
         slabstat.write_deltas(files)
-        top = os.path.join(files, 'runs')
-        if not os.path.isdir(top):
-            continue
-        for sc in sorted(os.listdir(top)):
-            if not os.path.isdir(os.path.join(top, sc)):
-                continue
-            for md in sorted(os.listdir(os.path.join(top, sc))):
-                d = os.path.join(top, sc, md)
-                if not os.path.isdir(d):
-                    continue
-                for rnd, path in R._rounds(d, '.results'):
-                    out.append(full_run(boot, files, sc, md, rnd, path))
-    return out
-
-
-def group_key(g: str) -> Tuple[int, str]:
-    if g == 'base':
-        return (0, '')
-    return (1, g)
-
-
-def scenario_key(s: str):
-    from .report import _scenario_key
-    return _scenario_key(s)
+    return [full_run(*f) for f in R.run_files(dirs, 'runs', '.results')]
 
 
 def scenarios(runs: Sequence[FullRun]) -> List[str]:
-    return sorted({r.scenario for r in runs}, key=scenario_key)
+    return sorted({r.scenario for r in runs}, key=R.scenario_key)
 
 
 def groups(runs: Sequence[FullRun], sc: Optional[str] = None) -> List[str]:
     return sorted({r.group for r in runs if sc is None or r.scenario == sc},
-                  key=group_key)
+                  key=R.group_key)
 
 
 def spread(runs: Sequence[FullRun], sc: str, g: str,
@@ -259,18 +221,9 @@ def fmt_value(key: str, x: float) -> str:
     """one number as both reports print it"""
     if key in PERCENT:
         return '%.0f%%' % x if abs(x) >= 10 or x == 0 else '%.1f%%' % x
-    if key == 'barn_fail_per_flush':
+    if key == 'barn_put_fail_per_flush':
         return '%.2f' % x
     return fmt_num(x)
-
-
-def fmt_cell(key: str, s: Optional[Spread]) -> str:
-    if s is None:
-        return '-'
-    if s.lo == s.hi:
-        return fmt_value(key, s.med)
-    return '%s %s-%s' % (fmt_value(key, s.med), fmt_value(key, s.lo),
-                         fmt_value(key, s.hi))
 
 
 def local_ops(runs: Sequence[FullRun]) -> List[float]:
@@ -281,7 +234,7 @@ def local_ops(runs: Sequence[FullRun]) -> List[float]:
     other code); [] without local runs"""
     local = sorted((s for s in {r.scenario for r in runs}
                     if s == 'local' or s.startswith('local-sc')),
-                   key=scenario_key)
+                   key=R.scenario_key)
     sr = [r for r in runs if local and r.scenario == local[0]
           and 'ops_per_sec' in r.results]
     # the patched kernel's modes; a base kernel (BASE=1) runs other code
@@ -344,7 +297,7 @@ def header_lines(results: str, runs: Sequence[FullRun],
         meta.get('kernel', 'unknown')
     topo: Dict[str, str] = {}
     for _, files in data_dirs(results):
-        topo = F.read_topology(os.path.join(files, 'topology'))
+        topo = F.read_pairs(os.path.join(files, 'topology'), '=')
         if topo:
             break
     lines = ['kernel %s, series %s, project %s' % (
@@ -387,14 +340,14 @@ def _const_lines(runs: Sequence[FullRun]) -> List[str]:
         if all(len(v) == 1 for v in by_group.values()):
             varying.append('%s: %s' % (k, ', '.join(
                 '%s %s' % (g, plain(next(iter(by_group[g]))))
-                for g in sorted(by_group, key=group_key))))
+                for g in sorted(by_group, key=R.group_key))))
         else:
             by_sc: Dict[str, set] = {}
             for (sc, g), v in vals.items():
                 by_sc.setdefault(sc, set()).add(v)
             varying.append('%s: %s' % (k, ', '.join(
                 '%s %s' % (sc, '/'.join(plain(x) for x in sorted(by_sc[sc])))
-                for sc in sorted(by_sc, key=scenario_key))))
+                for sc in sorted(by_sc, key=R.scenario_key))))
     out = ['== configuration (constants of every run: the cache\'s facts, '
            'the module\'s settings)']
     out += wrap_pairs('  ', same)
@@ -434,7 +387,8 @@ def scenario_table(runs: Sequence[FullRun], sc: str,
             for g, c in zip(gs, cells):
                 mark = '*' if g != ref and verdict(rs, c, key, floor) == \
                     'beyond noise' else ' '
-                line += (fmt_cell(key, c) + mark).rjust(CELL_W)
+                cell = fmt_spread(c, lambda x: fmt_value(key, x))
+                line += (cell + mark).rjust(CELL_W)
             body.append(line.rstrip())
         if body:
             lines.append(title)

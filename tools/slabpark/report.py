@@ -10,11 +10,10 @@ noise line of each scenario is the spread of its first group's ops/s.
 
 import csv
 import os
-import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from . import record as REC
 from . import runs as R
-from . import slabstat
 from .stats import Spread, beyond_noise, fmt_spread
 
 # (label, key); a row is printed where some group has the key
@@ -57,28 +56,8 @@ MIN_PARTIAL_ROWS: Tuple[Tuple[str, str], ...] = (
     ('parked mean', 'parked_mean'),
 )
 
-SCENARIO_ORDER = ('cross', 'local', 'balanced')
 LABEL_W = 18
 CELL_W = 20
-
-
-def _group_key(g: str) -> Tuple[int, str]:
-    if g == 'base':
-        return (0, '')
-    mode, _, rest = g.partition(' ')
-    return (1, mode + ' ' + rest.rjust(12))
-
-
-def _scenario_key(s: str) -> Tuple[int, str, int]:
-    """cross, local, balanced first; then by name, numbers as numbers
-    (local-sc60 before local-sc120)"""
-    for i, p in enumerate(SCENARIO_ORDER):
-        if s == p:
-            return (i, '', 0)
-    m = re.fullmatch(r'(.*?)(\d+)', s)
-    if m:
-        return (len(SCENARIO_ORDER), m.group(1), int(m.group(2)))
-    return (len(SCENARIO_ORDER), s, 0)
 
 
 def spreads(runs: Sequence[R.Run], rows) -> Dict[Tuple[str, str, str], Spread]:
@@ -97,9 +76,9 @@ def table(runs: Sequence[R.Run], rows, title: str) -> List[str]:
     lines = ['== ' + title,
              '   median min-max over the runs; * = range apart from the '
              'first column']
-    for sc in sorted({r.scenario for r in runs}, key=_scenario_key):
+    for sc in sorted({r.scenario for r in runs}, key=R.scenario_key):
         groups = sorted({r.group for r in runs if r.scenario == sc},
-                        key=_group_key)
+                        key=R.group_key)
         n = {g: sum(1 for r in runs if r.scenario == sc and r.group == g)
              for g in groups}
         boots = {r.boot for r in runs if r.scenario == sc and r.boot}
@@ -174,10 +153,10 @@ def min_partial_derive(runs: Sequence[R.Run]) -> None:
 
 def report(results: str) -> List[str]:
     """every table the results directory has data for"""
-    for _, files in R.boot_dirs(results):
-        slabstat.write_deltas(files)
     out = header(results)
-    mod = R.module_runs(results)
+    mod = [R.Run(r.scenario, r.group, r.boot, r.round,
+                 {k: v for _, k in MODULE_ROWS for v in (r.value(k),)
+                  if v is not None}) for r in REC.full_runs(results)]
     wl = R.workload_runs(results)
     mp = R.min_partial_runs(results)
     if mod:
@@ -187,7 +166,7 @@ def report(results: str) -> List[str]:
         groups = {r.group for r in mod}
         if 'base' in groups:
             out.append('')
-            for sc in sorted({r.scenario for r in mod}, key=_scenario_key):
+            for sc in sorted({r.scenario for r in mod}, key=R.scenario_key):
                 for g in ('park=0', 'park=1'):
                     line = ratio_line(mod, sc, 'base', g)
                     if line:

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the guest scripts leave, read into Run records.
+"""What the guest scripts leave, read into Run records (the module runs:
+slabpark.record.full_runs).
 
 Layouts (FILES is a guest's returned /slabpark/out, i.e. guest/files):
 
@@ -16,29 +17,17 @@ The group of a run is its mode as printed: 'base' (the unpatched kernel,
 mode directory parkbase) or 'park=<mode>'.
 """
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-# the counters of a module run taken from the slabstat delta (delta of a
-# counter, value after the run of a gauge)
-MODULE_SLAB_METRICS = (
-    'free_slowpath', 'free_add_partial', 'free_remove_partial',
-    'park_slab', 'unpark_slab', 'alloc_slab', 'free_slab',
-    'cmpxchg_double_fail', 'barn_put_fail', 'sheaf_flush',
-)
-# from the module's results (and guest-compare.sh's footprint lines)
-MODULE_RESULT_METRICS = (
-    'ops_per_sec', 'free_lat_p99_ns', 'alloc_lat_p99_ns',
-    'peak_slabs', 'rest_slabs', 'slab_churn',
-)
 # the call sites of &n->list_lock whose waits a report shows
 LOCKSTAT_SITES = ('__slab_free', '__refill_objects_node',
                   'get_from_partial_node', 'alloc_from_new_slab')
 # the contention points lock_stat keeps per class (LOCKSTAT_POINTS)
 LOCKSTAT_POINTS = 4
+SCENARIO_ORDER = ('cross', 'local', 'balanced')
 WORKLOAD_CACHES = ('maple_node', 'vm_area_struct')
 WORKLOAD_COUNTERS = (
     'free_slowpath', 'free_add_partial', 'park_slab', 'alloc_slab',
@@ -55,15 +44,23 @@ class Run:
     metrics: Dict[str, float] = field(default_factory=dict)
 
 
-def read_kv(path: str) -> Dict[str, str]:
-    """'key: value' lines"""
-    out = {}
-    with open(path) as f:
-        for line in f:
-            k, sep, v = line.partition(':')
-            if sep:
-                out[k.strip()] = v.strip()
-    return out
+def group_key(g: str) -> Tuple[int, str]:
+    """base first, then the modes; 'park=0 mp=5' before 'park=0 mp=10'"""
+    if g == 'base':
+        return (0, '')
+    mode, _, rest = g.partition(' ')
+    return (1, mode + ' ' + rest.rjust(12))
+
+
+def scenario_key(s: str) -> Tuple[int, str, int]:
+    """cross, local, balanced first; then by name, numbers as numbers
+    (local-sc60 before local-sc120)"""
+    if s in SCENARIO_ORDER:
+        return (SCENARIO_ORDER.index(s), '', 0)
+    m = re.fullmatch(r'(.*?)(\d+)', s)
+    if m:
+        return (len(SCENARIO_ORDER), m.group(1), int(m.group(2)))
+    return (len(SCENARIO_ORDER), s, 0)
 
 
 def _num(s: Optional[str]) -> Optional[float]:
@@ -151,46 +148,18 @@ def parse_lockstat(path: str) -> Dict[str, float]:
     return out
 
 
-def _run_files(results: str, subdir: str, ext: str):
+def run_files(dirs: List[Tuple[str, str]], subdir: str, ext: str):
     """(boot, files dir, scenario, mode dir, round, path) of every run file
-    FILES/SUBDIR/<scenario>/park<mode>/<round>EXT, in order"""
-    for boot, files in boot_dirs(results):
+    FILES/SUBDIR/<scenario>/park<mode>/<round>EXT of DIRS ((boot, FILES)),
+    in order; stray files beside the directories are passed over"""
+    for boot, files in dirs:
         top = os.path.join(files, subdir)
-        if not os.path.isdir(top):
-            continue
-        for sc in sorted(os.listdir(top)):
+        scs = sorted(os.listdir(top)) if os.path.isdir(top) else []
+        for sc in (s for s in scs if os.path.isdir(os.path.join(top, s))):
             for md in sorted(os.listdir(os.path.join(top, sc))):
-                for r, path in _rounds(os.path.join(top, sc, md), ext):
+                d = os.path.join(top, sc, md)
+                for r, path in _rounds(d, ext) if os.path.isdir(d) else []:
                     yield boot, files, sc, md, r, path
-
-
-def module_run(files: str, place: str, md: str, r: int, path: str,
-               cache: str) -> Dict[str, float]:
-    """one module run: its results, slabstat delta and lock_stat excerpt"""
-    out: Dict[str, float] = {}
-    kv = read_kv(path)
-    for k in MODULE_RESULT_METRICS:
-        v = _num(kv.get(k))
-        if v is not None:
-            out[k] = v
-    doc = path[:-len('.results')] + '.json'
-    if os.path.exists(doc):
-        with open(doc) as f:
-            mets = json.load(f)['caches'][cache]['metrics']
-        for k in MODULE_SLAB_METRICS:
-            if k in mets:
-                out[k] = float(mets[k]['value'])
-    ls = os.path.join(files, 'lockstat', '%s-%s-%d.txt' % (place, md, r))
-    if os.path.exists(ls):
-        out.update(parse_lockstat(ls))
-    return out
-
-
-def module_runs(results: str, cache: str = 'nfs_page_test') -> List[Run]:
-    return [Run(sc, group_of(md), boot, r,
-                module_run(files, sc, md, r, path, cache))
-            for boot, files, sc, md, r, path
-            in _run_files(results, 'runs', '.results')]
 
 
 def parse_workload(path: str) -> Dict[str, float]:
@@ -221,7 +190,7 @@ def parse_workload(path: str) -> Dict[str, float]:
 def workload_runs(results: str) -> List[Run]:
     return [Run(sc, group_of(md), boot, r, parse_workload(path))
             for boot, _, sc, md, r, path
-            in _run_files(results, 'workloads', '.txt')]
+            in run_files(boot_dirs(results), 'workloads', '.txt')]
 
 
 def min_partial_runs(results: str) -> List[Run]:

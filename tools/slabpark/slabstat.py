@@ -21,8 +21,7 @@ What the consumers read of the outputs:
   ops_per_sec
 - tools/slabpark/guest_out.py: compute()'s per-node split of a window
 
-CLI: python3 -m slabpark slabstat {snap,diff,split,window,compare}
-(main).
+CLI: python3 -m slabpark slabstat {snap,diff,split,compare} (main).
 """
 
 import glob
@@ -30,12 +29,11 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
-import tempfile
-import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
+
+from .stats import median
 
 PROG = 'slabstat'
 MAX_NODES = 64
@@ -72,17 +70,6 @@ def warn(msg: str) -> None:
 
 # ------------------------------------------------------------ derived rows
 
-# key, label, unit ('%' percent, 'x' ratio, '#' count)
-DERIVED = (
-    ('free_slowpath_ratio',
-     'FREE_SLOWPATH / (FREE_FASTPATH + FREE_SLOWPATH)', '%'),
-    ('sheaf_flushes', 'SHEAF_FLUSH / sheaf_capacity', '#'),
-    ('barn_put_fail_per_flush',
-     'BARN_PUT_FAIL / (SHEAF_FLUSH / sheaf_capacity)', 'x'),
-    ('park_ratio', 'PARK_SLAB / FREE_ADD_PARTIAL', '%'),
-    ('park_balance', 'PARK_SLAB - UNPARK_SLAB', '#'),
-    ('page_churn', 'page allocator churn (alloc_slab + free_slab)', '#'),
-)
 OK, ABSENT, UNDEF = 'ok', 'absent', 'undefined'
 
 Getter = Callable[[str], Optional[float]]
@@ -94,37 +81,32 @@ def _ratio(num: float, den: float, scale: float) -> Tuple[str, float]:
     return OK, num / den * scale
 
 
-def derive(i: int, get: Getter) -> Tuple[str, float]:
-    """row i of DERIVED from per-run values (counter delta, gauge/fact
-    value); (state, value)"""
-    def need(*names):
-        v = [get(n) for n in names]
-        return None if any(x is None for x in v) else v
+# key, label, unit ('%' percent, 'x' ratio, '#' count), the per-run values
+# it is made of (counter delta, gauge/fact value), (state, value) of them
+DERIVED = (
+    ('free_slowpath_ratio',
+     'FREE_SLOWPATH / (FREE_FASTPATH + FREE_SLOWPATH)', '%',
+     ('free_slowpath', 'free_fastpath'), lambda s, f: _ratio(s, s + f, 100)),
+    ('sheaf_flushes', 'SHEAF_FLUSH / sheaf_capacity', '#',
+     ('sheaf_flush', 'sheaf_capacity'), lambda f, c: _ratio(f, c, 1)),
+    ('barn_put_fail_per_flush',
+     'BARN_PUT_FAIL / (SHEAF_FLUSH / sheaf_capacity)', 'x',
+     ('barn_put_fail', 'sheaf_flush', 'sheaf_capacity'),
+     lambda b, f, c: (UNDEF, 0.0) if c == 0 else _ratio(b, f / c, 1)),
+    # a park counts free_add_partial too: at most 100%
+    ('park_ratio', 'PARK_SLAB / FREE_ADD_PARTIAL', '%',
+     ('park_slab', 'free_add_partial'), lambda p, a: _ratio(p, a, 100)),
+    ('park_balance', 'PARK_SLAB - UNPARK_SLAB', '#',
+     ('park_slab', 'unpark_slab'), lambda p, u: (OK, p - u)),
+    ('page_churn', 'page allocator churn (alloc_slab + free_slab)', '#',
+     ('alloc_slab', 'free_slab'), lambda a, f: (OK, a + f)),
+)
 
-    if i == 0:
-        v = need('free_slowpath', 'free_fastpath')
-        return (ABSENT, 0.0) if v is None else _ratio(v[0], v[0] + v[1], 100)
-    if i == 1:
-        v = need('sheaf_flush', 'sheaf_capacity')
-        return (ABSENT, 0.0) if v is None else _ratio(v[0], v[1], 1)
-    if i == 2:
-        v = need('barn_put_fail', 'sheaf_flush', 'sheaf_capacity')
-        if v is None:
-            return ABSENT, 0.0
-        if v[2] == 0:
-            return UNDEF, 0.0
-        return _ratio(v[0], v[1] / v[2], 1)
-    if i == 3:
-        # a park counts free_add_partial too: at most 100%
-        v = need('park_slab', 'free_add_partial')
-        return (ABSENT, 0.0) if v is None else _ratio(v[0], v[1], 100)
-    if i == 4:
-        v = need('park_slab', 'unpark_slab')
-        return (ABSENT, 0.0) if v is None else (OK, v[0] - v[1])
-    if i == 5:
-        v = need('alloc_slab', 'free_slab')
-        return (ABSENT, 0.0) if v is None else (OK, v[0] + v[1])
-    return ABSENT, 0.0
+
+def derive(i: int, get: Getter) -> Tuple[str, float]:
+    """row i of DERIVED from per-run values; (state, value)"""
+    v = [get(n) for n in DERIVED[i][3]]
+    return (ABSENT, 0.0) if any(x is None for x in v) else DERIVED[i][4](*v)
 
 
 # ------------------------------------------------------------ formatting
@@ -202,33 +184,18 @@ class Snapshot:
         return self.cpu_node[cpu] if 0 <= cpu < len(self.cpu_node) else -1
 
 
+STAT = re.compile(r'(\d+)((?: *[CN]\d+=\d+)*) *\n?')
+
+
 def parse_stat(text: str) -> Optional[Tuple[int, str, List[Tuple[int, int]]]]:
     """'<sum>[ C<n>=<v>...]' or '<sum>[ N<n>=<v>...]': (sum, kind, parts),
     kind 'C', 'N' or '' without parts; None for anything else"""
-    m = re.match(r'\d+', text)
-    if not m:
+    m = STAT.fullmatch(text)
+    parts = re.findall(r'([CN])(\d+)=(\d+)', m.group(2)) if m else []
+    kinds = ''.join(sorted({k for k, _, _ in parts}))
+    if not m or len(kinds) > 1:
         return None
-    total = int(m.group())
-    p = m.end()
-    kind = ''
-    parts = []
-    n = len(text)
-    while True:
-        while p < n and text[p] == ' ':
-            p += 1
-        if p == n - 1 and text[p] == '\n':
-            p += 1
-        if p == n:
-            return total, kind, parts
-        ch = text[p]
-        if ch not in 'CN' or (kind and kind != ch):
-            return None
-        kind = ch
-        m = re.compile(r'(\d+)=(\d+)').match(text, p + 1)
-        if not m:
-            return None
-        parts.append((int(m.group(1)), int(m.group(2))))
-        p = m.end()
+    return int(m.group(1)), kinds, [(int(i), int(v)) for _, i, v in parts]
 
 
 def classify(name: str, kind: str, writable: bool) -> Optional[str]:
@@ -260,7 +227,7 @@ def parse_cpulist(text: str, node: int, s: Snapshot) -> None:
 
 
 def parse_results_line(line: str) -> Optional[Tuple[str, float]]:
-    """'key: value' with one number (slabstat snap --results)"""
+    """'key: value' with one number (a dump's @result line)"""
     k, sep, v = line.partition(':')
     k = k.strip()
     if not sep or not k:
@@ -714,7 +681,7 @@ def delta_json(d: Delta) -> dict:
             mets[m.name] = e
         der = {}
         for j, (st, v) in enumerate(cd.derived):
-            key, label, unit = DERIVED[j]
+            key, label, unit = DERIVED[j][:3]
             der[key] = {'label': label,
                         'unit': {'%': '%', 'x': 'ratio'}.get(unit, 'count'),
                         'value': float(v) if st == OK else None,
@@ -756,14 +723,6 @@ class Stats:
     def missing(self) -> str:
         """what a group without values shows: n/a if a denominator was 0"""
         return 'n/a' if self.undef else 'absent'
-
-
-def median(v: List[float]) -> float:
-    v = sorted(v)
-    n = len(v)
-    if not n:
-        return 0.0
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
 @dataclass
@@ -1063,75 +1022,30 @@ def write_deltas(files: str) -> int:
     return n
 
 
-# ------------------------------------------------------------ window
-
-DUMP_SH = os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), 'guest', 'slab-dump.sh')
-
-
-def dump(caches: List[str], results: Optional[str] = None,
-         sysfs: Optional[str] = None, proc: Optional[str] = None) -> str:
-    """run tools/guest/slab-dump.sh here (make run HOST=1, fixture trees)"""
-    env = dict(os.environ)
-    if sysfs:
-        env['SYSFS'] = sysfs
-    if proc:
-        env['PROC'] = proc
-    argv = ['sh', DUMP_SH] + (['-r', results] if results else []) + \
-        ['--'] + list(caches)
-    p = subprocess.run(argv, env=env, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True)
-    if p.returncode:
-        msg = p.stderr.strip().splitlines()
-        raise Error(msg[-1] if msg else 'slab-dump.sh failed (status %d)'
-                    % p.returncode)
-    sys.stderr.write(p.stderr)
-    return p.stdout
-
-
 # ------------------------------------------------------------ CLI
 
 HELP = """\
-usage: python3 -m slabpark.slabstat [--sysfs-root DIR] [--proc-root DIR]
-       COMMAND ...
+usage: python3 -m slabpark.slabstat COMMAND ...
 
   snap DUMP
       the slabstat snapshot (JSON) of a dump of tools/guest/slab-dump.sh
-  diff [--csv|--json] [--per-node] BEFORE AFTER
+  diff [--csv|--json] BEFORE AFTER
       metric/before/after/delta/change table and derived rows of two
       dumps; --json writes the delta document that 'compare' reads.
   split [--csv|--json] BEFORE AFTER
-      diff with the per-node split of every counter and per-node %idle
-      (what 'slabstat window' printed after its sleep).
-  window -t SECONDS [--results FILE] [--csv|--json] CACHE...
-      slab-dump.sh, sleep SECONDS, slab-dump.sh, split (on this machine).
+      diff with the per-node split of every counter and per-node %idle.
   compare [--labels L1,L2[,L3...]] [--csv|--json] D1... -- D2... [-- D3...]
       median (min-max) of repeated runs per group (each D is a delta
       document of 'diff --json'), delta and change of each group vs the first.
 
-  --sysfs-root DIR / --proc-root DIR: window reads a fixture tree.
   Exit status: 0 ok, 1 error, 2 usage.
 """
 
 
 def _parse(args: List[str], groups: bool) -> dict:
-    o = {'fmt': 'text', 'per_node': False, 'results': None, 'labels': None,
-         'seconds': None, 'pos': [], 'group_starts': [0]}
+    o = {'fmt': 'text', 'labels': None, 'pos': [], 'group_starts': [0]}
     end_opts = False
     i = 0
-
-    def need():
-        nonlocal i
-        if i + 1 >= len(args):
-            raise UsageError('option %s needs an argument' % args[i])
-        i += 1
-        return args[i]
-
-    def set_fmt(f):
-        if o['fmt'] != 'text' and o['fmt'] != f:
-            raise UsageError('--csv and --json exclude each other')
-        o['fmt'] = f
-
     while i < len(args):
         a = args[i]
         if not end_opts and a.startswith('-') and len(a) > 1:
@@ -1142,28 +1056,15 @@ def _parse(args: List[str], groups: bool) -> dict:
                     if len(o['group_starts']) == MAX_GROUPS:
                         raise UsageError('at most 8 groups')
                     o['group_starts'].append(len(o['pos']))
-            elif a == '--csv':
-                set_fmt('csv')
-            elif a == '--json':
-                set_fmt('json')
-            elif a == '--per-node':
-                o['per_node'] = True
-            elif a == '--results':
-                o['results'] = need()
-            elif a == '--labels':
-                o['labels'] = need()
-            elif a == '-t':
-                s = need()
-                try:
-                    t = float(s)
-                except ValueError:
-                    t = float('nan')
-                if not 0 < t <= 86400:
-                    raise UsageError("-t needs seconds (0 < t <= 86400), "
-                                     "not '%s'" % s)
-                o['seconds'] = t
-            elif a in ('--sysfs-root', '--proc-root'):
-                o[a[2:].replace('-', '_')] = need()
+            elif a in ('--csv', '--json'):
+                if o['fmt'] not in ('text', a[2:]):
+                    raise UsageError('--csv and --json exclude each other')
+                o['fmt'] = a[2:]
+            elif a == '--labels' and groups:
+                if i + 1 >= len(args):
+                    raise UsageError('option %s needs an argument' % a)
+                i += 1
+                o['labels'] = args[i]
             elif a in ('-h', '--help'):
                 sys.stdout.write(HELP)
                 raise SystemExit(0)
@@ -1173,17 +1074,6 @@ def _parse(args: List[str], groups: bool) -> dict:
             o['pos'].append(a)
         i += 1
     return o
-
-
-def _only(o: dict, cmd: str, fmt=False, results=False, seconds=False,
-          labels=False, per_node=False) -> None:
-    for ok, key, what in ((fmt, 'fmt', '--csv/--json'),
-                          (results, 'results', '--results'),
-                          (seconds, 'seconds', '-t'),
-                          (labels, 'labels', '--labels'),
-                          (per_node, 'per_node', '--per-node')):
-        if not ok and o[key] not in (None, False, 'text'):
-            raise UsageError("'%s' takes no %s" % (cmd, what))
 
 
 def _labels(s: Optional[str], want: int) -> Optional[List[str]]:
@@ -1199,56 +1089,28 @@ def _labels(s: Optional[str], want: int) -> Optional[List[str]]:
 
 def run(argv: List[str]) -> str:
     """the output of one command; raises Error or UsageError"""
-    roots = {}
-    i = 0
-    while i < len(argv) and argv[i] in ('--sysfs-root', '--proc-root', '-h',
-                                        '--help'):
-        if argv[i] in ('-h', '--help'):
-            sys.stdout.write(HELP)
-            raise SystemExit(0)
-        if i + 1 >= len(argv):
-            raise UsageError('option %s needs an argument' % argv[i])
-        roots[argv[i][2:].replace('-', '_')] = argv[i + 1]
-        i += 2
-    if i >= len(argv):
+    if argv[:1] in (['-h'], ['--help']):
+        sys.stdout.write(HELP)
+        raise SystemExit(0)
+    if not argv:
         raise UsageError('missing command')
-    cmd, rest = argv[i], argv[i + 1:]
-    if cmd not in ('snap', 'diff', 'split', 'window', 'compare'):
+    cmd, rest = argv[0], argv[1:]
+    if cmd not in ('snap', 'diff', 'split', 'compare'):
         raise UsageError("unknown command '%s'" % cmd)
     o = _parse(rest, cmd == 'compare')
-    roots.update({k: o[k] for k in ('sysfs_root', 'proc_root') if k in o})
     if cmd == 'snap':
-        _only(o, cmd)
+        if o['fmt'] != 'text':
+            raise UsageError("'snap' takes no --csv/--json")
         if len(o['pos']) != 1:
             raise UsageError('snap needs one DUMP (of tools/guest/'
                              'slab-dump.sh)')
         return write_json(snap_json(load_snapshot(o['pos'][0])))
     if cmd in ('diff', 'split'):
-        _only(o, cmd, fmt=True, per_node=cmd == 'diff')
         if len(o['pos']) != 2:
             raise UsageError('%s needs two dumps: BEFORE AFTER' % cmd)
         a = load_snapshot(o['pos'][0])
         b = load_snapshot(o['pos'][1])
-        return diff(a, b, o['fmt'], o['per_node'] or cmd == 'split')
-    if cmd == 'window':
-        _only(o, cmd, fmt=True, results=True, seconds=True, per_node=True)
-        if o['seconds'] is None:
-            raise UsageError('window needs -t SECONDS')
-        if not o['pos']:
-            raise UsageError('window needs at least one CACHE')
-        sysfs, proc = roots.get('sysfs_root'), roots.get('proc_root')
-        with tempfile.TemporaryDirectory() as t:
-            da = dump(o['pos'], None, sysfs, proc)
-            time.sleep(o['seconds'])
-            db = dump(o['pos'], o['results'], sysfs, proc)
-            for n, text in (('before', da), ('after', db)):
-                with open(os.path.join(t, n), 'w') as f:
-                    f.write(text)
-            a = parse_dump(da, os.path.join(t, 'before'))
-            b = parse_dump(db, os.path.join(t, 'after'))
-        return diff(a, b, o['fmt'], True)
-    # compare
-    _only(o, cmd, fmt=True, labels=True)
+        return diff(a, b, o['fmt'], cmd == 'split')
     starts = o['group_starts'] + [len(o['pos'])]
     groups = [o['pos'][starts[g]:starts[g + 1]]
               for g in range(len(starts) - 1)]

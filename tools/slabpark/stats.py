@@ -7,7 +7,7 @@ groups differ "beyond noise" only where their ranges do not overlap: with
 """
 
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 
 def median(values: Iterable[float]) -> float:
@@ -71,12 +71,14 @@ def _sig(x: float) -> str:
     return ('%.2f' % x).rstrip('0').rstrip('.')
 
 
-def fmt_spread(s: Optional[Spread]) -> str:
+def fmt_spread(s: Optional[Spread],
+               fmt: Callable[[float], str] = fmt_num) -> str:
+    """'median min-max' ('-' for none, the median alone for one value)"""
     if s is None:
         return '-'
     if s.lo == s.hi:
-        return fmt_num(s.med)
-    return '%s %s-%s' % (fmt_num(s.med), fmt_num(s.lo), fmt_num(s.hi))
+        return fmt(s.med)
+    return '%s %s-%s' % (fmt(s.med), fmt(s.lo), fmt(s.hi))
 
 
 def quantile(values: Iterable[float], f: float) -> float:

@@ -22,6 +22,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from . import facts as F
 from . import record as REC
 from . import runs as R
+from .report import min_partial_derive, spreads
 from .stats import Spread
 
 MAX_COLS = 80
@@ -33,14 +34,14 @@ CELL_W = 24
 # (label, key): the key rows, in order
 MODULE_ROWS = (
     ('park ratio', 'park_ratio'),
-    ('slowpath share', 'slowpath_share'),
+    ('slowpath share', 'free_slowpath_ratio'),
     ('__slab_free waits', 'waits_slab_free'),
     ('slabs at peak', 'peak_slabs'),
     ('slabs at rest', 'rest_slabs'),
     ('ops/s', 'ops_per_sec'),
 )
 # rows given up first when the summary would pass MAX_LINES
-DROP_ORDER = ('slowpath_share', 'peak_slabs', 'rest_slabs',
+DROP_ORDER = ('free_slowpath_ratio', 'peak_slabs', 'rest_slabs',
               'waits_slab_free', 'park_ratio')
 # in report.txt, not in the summary (the measurement kernel's experiment)
 SUMMARY_SKIP_GROUPS = ('park=3',)
@@ -87,22 +88,18 @@ def module_data(runs: Sequence[REC.FullRun]) -> Data:
 def _generic_data(kind: str, runs: Sequence[R.Run],
                   rows: Tuple[Tuple[str, str], ...],
                   ref_of: Callable[[List[str]], str]) -> Data:
-    scs = sorted({r.scenario for r in runs}, key=REC.scenario_key)
+    scs = sorted({r.scenario for r in runs}, key=R.scenario_key)
     groups = {}
     for sc in scs:
         gs = sorted({r.group for r in runs if r.scenario == sc},
-                    key=lambda g: (g != 'base', g.split(' ')[0],
-                                   len(g), g))
+                    key=R.group_key)
         groups[sc] = _ordered(gs, ref_of(gs))
 
-    def get(sc: str, g: str, key: str) -> Optional[Spread]:
-        return Spread.of(r.metrics[key] for r in runs
-                         if r.scenario == sc and r.group == g
-                         and key in r.metrics)
-
+    sp = spreads(runs, rows)
     n = min(sum(1 for r in runs if r.scenario == sc and r.group == g)
             for sc in scs for g in groups[sc])
-    return Data(kind, rows, scs, groups, get, n, None)
+    return Data(kind, rows, scs, groups,
+                lambda sc, g, key: sp.get((sc, g, key)), n, None)
 
 
 def workload_data(runs: Sequence[R.Run]) -> Data:
@@ -133,10 +130,7 @@ def min_partial_data(runs: Sequence[R.Run]) -> Data:
 
 def fmt(key: str, s: Optional[Spread]) -> str:
     """the median, as report.txt prints it"""
-    if s is None:
-        return '-'
-    k = 'park_ratio' if key.endswith('park_ratio') else key
-    return REC.fmt_value(k, s.med)
+    return '-' if s is None else REC.fmt_value(_fkey(key), s.med)
 
 
 def _fkey(key: str) -> str:
@@ -193,12 +187,11 @@ def findings(d: Data, rows: Sequence[Tuple[str, str]]
                     judged += 1
                 if v != 'beyond noise':
                     continue
-                short = g if g.startswith('park=') or g == 'base' else g
                 if k.endswith('park_ratio') or k in REC.PERCENT or \
                         rs is None or rs.med == 0:
-                    hits.append('%s %s' % (short, fmt(k, s)))
+                    hits.append('%s %s' % (g, fmt(k, s)))
                 else:
-                    hits.append('%s %.2fx' % (short, s.med / rs.med))
+                    hits.append('%s %.2fx' % (g, s.med / rs.med))
             if hits:
                 parts.append('%s (%s)' % (lab, ', '.join(hits)))
         if parts:
@@ -255,7 +248,7 @@ def summary_lines(results: str, runs: Sequence[REC.FullRun], d: Data
     the last scenarios"""
     head = header(results, runs, d)
     rows = list(d.rows)
-    drop = [k for k in DROP_ORDER]
+    drop = list(DROP_ORDER)
     while True:
         body: List[str] = []
         for sc in d.scenarios:
@@ -295,7 +288,6 @@ def summary(results: str) -> List[str]:
         if wl:
             d = workload_data(wl)
         elif mp:
-            from .report import min_partial_derive
             min_partial_derive(mp)
             d = min_partial_data(mp)
         else:

@@ -8,7 +8,7 @@ import os
 import tempfile
 import unittest
 
-from slabpark import config, report, run, runs, stats
+from slabpark import config, record, report, run, runs, stats
 
 
 def write(path, text):
@@ -76,21 +76,21 @@ class RunsTest(unittest.TestCase):
     def test_lockstat_sites(self):
         files = os.path.join(self.dir, 'guest', 'files')
         module_run(files, 'cross', '1', 1, 100, 5, lock=50)
-        m = runs.module_runs(self.dir)[0].metrics
+        r = record.full_runs(self.dir)[0]
         # the two __slab_free contention points, not the contending one
-        self.assertEqual(m['waits___slab_free'], 43)
-        self.assertEqual(m['waits___refill_objects_node'], 7)
-        self.assertEqual(m['waits_get_from_partial_node'], 0)
-        self.assertEqual(m['lock_contentions'], 50)
-        self.assertEqual(m['lock_wait_ms'], 2.5)
-        self.assertEqual(m['park_slab'], 5)
+        self.assertEqual(r.lockstat['waits___slab_free'], 43)
+        self.assertEqual(r.lockstat['waits___refill_objects_node'], 7)
+        self.assertEqual(r.lockstat['waits_get_from_partial_node'], 0)
+        self.assertEqual(r.lockstat['lock_contentions'], 50)
+        self.assertEqual(r.lockstat['lock_wait_ms'], 2.5)
+        self.assertEqual(r.counters['park_slab'], 5)
 
     def test_boots_and_groups(self):
         for b, k, mode in ((1, 'base', 'base'), (2, 'patched', '1'),
                            (3, 'base', 'base'), (4, 'patched', '1')):
             files = os.path.join(self.dir, 'boot%02d-%s' % (b, k), 'files')
             module_run(files, 'local', mode, 1, 1000 + b, 0)
-        rs = runs.module_runs(self.dir)
+        rs = record.full_runs(self.dir)
         self.assertEqual(sorted((r.boot, r.group) for r in rs),
                          [('boot01-base', 'base'), ('boot02-patched', 'park=1'),
                           ('boot03-base', 'base'),

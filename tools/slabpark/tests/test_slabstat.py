@@ -20,7 +20,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import unittest
 
 from slabpark import slabstat
@@ -452,7 +451,7 @@ page allocator churn (alloc_slab + free_slab)      9,000""")
                          'SHEAF_FLUSH / sheaf_capacity n/a')
 
     def test_wrap(self):
-        d = self.sl('diff', '--per-node', self.d('wrap1'), self.d('wrap3'))
+        d = self.sl('split', self.d('wrap1'), self.d('wrap3'))
         # a per-CPU u32 wrap is corrected, a clear stays negative
         self.assertEqual(row('alloc_fastpath', d),
                          'alloc_fastpath 4,294,968,500 1,504 300 +0.00%')
@@ -487,17 +486,13 @@ page allocator churn (alloc_slab + free_slab)      9,000""")
         self.assertEqual(f[m + 'park_slab.absent'], 'before')
 
     def test_per_node(self):
-        p = section(self.sl('diff', '--per-node', self.d('p1'),
-                            self.d('p3')), 'per-node split')
+        p = section(self.sl('split', self.d('p1'), self.d('p3')),
+                    'per-node split')
         self.assertEqual(row('metric', p), 'metric node0 node1 all')
         self.assertEqual(row('free_slowpath', p),
                          'free_slowpath 250,000 750,000 1,000,000')
         self.assertEqual(row('park_slab', p), 'park_slab 0 150,000 150,000')
         self.assertEqual(row('%idle', p), '%idle 37.50 87.50 62.50')
-        # split is diff --per-node
-        self.assertEqual(self.sl('split', self.d('p1'), self.d('p3')),
-                         self.sl('diff', '--per-node', self.d('p1'),
-                                 self.d('p3')))
         p = section(self.sl('split', self.d('o1'), self.d('o3')),
                     'per-node split')
         self.assertEqual(row('metric', p), 'metric node0 all')
@@ -519,40 +514,6 @@ page allocator churn (alloc_slab + free_slab)      9,000""")
                          ['cache: nfs_page_test', 'cache: other_cache'])
         self.assertEqual(row('free_slowpath', section(d, 'cache: other')),
                          'free_slowpath 500,000 1,500,000 1,000,000 +200.00%')
-
-
-class WindowTest(SlabstatCase):
-    """window: the fixture root is a symlink switched from the K=1 tree to
-    the K=3 tree inside the window"""
-
-    def window(self, *args):
-        w = self.fx.p('w')
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(w)
-        os.symlink('p1', w)
-
-        def swap():
-            os.symlink('p3', w + '.new')
-            os.replace(w + '.new', w)
-        t = threading.Timer(0.6, swap)
-        t.start()
-        try:
-            return self.sl('--sysfs-root', os.path.join(w, 'sys'),
-                           '--proc-root', os.path.join(w, 'proc'), 'window',
-                           '-t', '1.5', *args, CACHE)
-        finally:
-            t.join()
-
-    def test_window(self):
-        d = self.window('--csv').split('\n')
-        self.assertEqual(d[0], 'cache,kind,metric,before,after,delta,'
-                         'change_pct,node0,node1')
-        self.assertIn('nfs_page_test,counter,free_slowpath,500000,1500000,'
-                      '1000000,200.00,250000,750000', d)
-        self.assertIn(',idle,idle_pct,,,62.50,,37.50,87.50', d)
-        d = self.window()
-        self.assertEqual(row('free_slowpath', section(d, 'per-node split')),
-                         'free_slowpath 250,000 750,000 1,000,000')
 
 
 class CompareTest(SlabstatCase):
@@ -730,8 +691,9 @@ class ErrorTest(SlabstatCase):
         self.err(u, '^missing command$')
         self.err(u, "unknown command 'frobnicate'", 'frobnicate')
         self.err(u, "unknown option '--bogus'", 'diff', '--bogus', 'a', 'b')
-        self.err(u, 'window needs -t SECONDS', 'window', CACHE)
-        self.err(u, '-t needs seconds', 'window', '-t', 'abc', CACHE)
+        self.err(u, "unknown command 'window'", 'window', CACHE)
+        self.err(u, "unknown option '--labels'", 'diff', '--labels', 'a',
+                 self.d('p1'), self.d('p3'))
         self.err(u, 'diff needs two dumps', 'diff', self.d('p1'))
         self.err(u, 'exclude each other', 'diff', '--csv', '--json',
                  self.d('p1'), self.d('p3'))
