@@ -346,14 +346,6 @@ def knobs(case):
     return ' '.join('%s=%s' % kv for kv in case.items())
 
 
-def refused(rc, out, why):
-    """make run's refusal: status 2 with one line 'slabpark: error: WHY'
-    (a regex)."""
-    lines = out.rstrip('\n').split('\n')
-    return rc == 2 and len(lines) == 1 and \
-        re.match('slabpark: error: ' + why, lines[0]) is not None
-
-
 def do_python(ctx):
     """The package's unit tests (python3 -m slabpark test, KTAP) and
     make run's refusals of RUN_REFUSALS, from a copy of the package
@@ -374,22 +366,15 @@ def do_python(ctx):
                 if k not in config.BY_NAME or k == 'SLABPARK_CACHE'}
         base['PYTHONPATH'] = os.path.join(work, 'tools')
         for case, why in RUN_REFUSALS:
-            p = subprocess.run([sys.executable, '-m', 'slabpark', 'run'],
-                               cwd=work, env=dict(base, **case),
-                               stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT)
-            out = p.stdout.decode('utf-8', 'replace')
-            if refused(p.returncode, out, why):
-                ctx.say('# make run %s: %s' % (knobs(case), out.strip()))
-                st.result(True, 'make run ' + knobs(case))
-            else:
-                ctx.say('# make run %s: want status 2 and one line '
-                        '"slabpark: error: %s", got status %d:' %
-                        (knobs(case), why, p.returncode))
-                for t in out.splitlines():
-                    ctx.say('#   ' + t)
-                st.result(False, 'make run ' + knobs(case))
+            # a refusal: status 2, one line on stderr, nothing on stdout
+            p = Context.child([sys.executable, '-m', 'slabpark', 'run'],
+                              cwd=work, env=dict(base, **case), capture=True)
+            bad = steps.judge(2, '^slabpark: error: ' + why, p.returncode,
+                              p.stdout, p.stderr)
+            ctx.say('# make run %s: %s' % (knobs(case), p.stderr.strip()))
+            for t in bad:
+                ctx.say('#   ' + t)
+            st.result(not bad, 'make run ' + knobs(case))
     ok &= st.ok
     if not ok:
         raise Fail('tools/slabpark: unit tests or refusals failed')
