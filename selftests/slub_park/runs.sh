@@ -245,6 +245,16 @@ t_remote_free_pct() {
 	return "$ok"
 }
 
+# free_counts RUN: frees, slow (free_slowpath) and fast (free_fastpath)
+# of run RUN, 0 where absent
+free_counts() {
+	frees=$(res "$TMP/$1.res" frees)
+	slow=$(run_stat "$1" free_slowpath)
+	fast=$(run_stat "$1" free_fastpath)
+	frees=${frees:-0} slow=${slow:-0} fast=${fast:-0}
+	diag "$1: frees $frees free_slowpath $slow free_fastpath $fast"
+}
+
 # Remote frees skip the per-CPU sheaves: __slab_free() counts free_slowpath.
 t_free_path_stats() {
 	if [ ! -r "$TMP/local.stats" ]; then
@@ -260,11 +270,7 @@ t_free_path_stats() {
 	done
 	ok=0
 	if [ -r "$TMP/cross.stats" ]; then
-		frees=$(res "$TMP/cross.res" frees)
-		slow=$(run_stat cross free_slowpath)
-		fast=$(run_stat cross free_fastpath)
-		frees=${frees:-0} slow=${slow:-0} fast=${fast:-0}
-		diag "cross: frees $frees free_slowpath $slow free_fastpath $fast"
+		free_counts cross
 		if ! ge_pct "$slow" "$frees" 90; then
 			diag "cross: free_slowpath $slow < 90% of $frees frees"
 			ok=1
@@ -274,11 +280,7 @@ t_free_path_stats() {
 			ok=1
 		fi
 	fi
-	frees=$(res "$TMP/local.res" frees)
-	slow=$(run_stat local free_slowpath)
-	fast=$(run_stat local free_fastpath)
-	frees=${frees:-0} slow=${slow:-0} fast=${fast:-0}
-	diag "local: frees $frees free_slowpath $slow free_fastpath $fast"
+	free_counts local
 	if ! ge_pct "$frees" "$slow" 1000; then
 		diag "local: free_slowpath $slow > 10% of $frees frees"
 		ok=1
