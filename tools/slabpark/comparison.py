@@ -29,8 +29,8 @@ from . import runs as R
 from . import slabstat
 from .stats import fmt_range, median, quantile, rnd
 
-WORD = dict(REC.PARK_MODES)
-MODE_ORDER = [m for m, _ in REC.PARK_MODES]
+WORD = REC.WORD
+MODE_ORDER = list(WORD)
 # summary.csv's columns after placement, mode, round (the .results keys)
 CSV_KEYS = ('ops_per_sec', 'threads_per_cpu', 'alloc_threads',
             'free_threads', 'remote_free_pct', 'free_lat_p50_ns',
@@ -46,15 +46,15 @@ BUCKETS = (('1', '1'), ('2_3', '2-3'), ('4_7', '4-7'), ('8_15', '8-15'),
 PLOT_COUNTERS = ('park_slab', 'free_add_partial', 'alloc_slab', 'free_slab')
 SWEEP = re.compile(r'(.*)-sc(\d+)')
 
-Runs = Sequence[REC.FullRun]
+Runs = Sequence[R.Run]
 
 
-def _raw(r: REC.FullRun, key: str) -> Optional[float]:
+def _raw(r: R.Run, key: str) -> Optional[float]:
     """a number of the run's .results, or churn per million allocations"""
     if key == 'churn_per_m':
         churn, allocs = _raw(r, 'slab_churn'), _raw(r, 'allocs')
         return churn * 1e6 / allocs if churn is not None and allocs else None
-    return R._num(r.raw.get(key))
+    return R.num(r.raw.get(key))
 
 
 def _modes(runs: Runs) -> List[str]:
@@ -80,7 +80,7 @@ def noise_floor(runs: Runs, shape: str) -> List[str]:
     v = sorted(REC.local_ops(runs))
     if not v:
         return ['== noise floor: no local placement in this run '
-                '(placements: %s): unknown' % ' '.join(REC.scenarios(runs))]
+                '(placements: %s): unknown' % ' '.join(R.scenarios(runs))]
     med, spread = median(v), REC.ops_floor(runs) or 0
     return ['== noise floor%s:' % (' (%s)' % shape if shape else ''),
             '   the local placement, which parks nothing, gave %.2f-%.2f M '
@@ -93,7 +93,7 @@ def noise_floor(runs: Runs, shape: str) -> List[str]:
 def placements(runs: Runs, csv_path: str) -> List[str]:
     """ops/s at equal threads per CPU, the cross/local ratio, the
     footprint"""
-    modes, places = _modes(runs), REC.scenarios(runs)
+    modes, places = _modes(runs), R.scenarios(runs)
     col = [REC.MODE_SHORT[R.group_of('park' + m)] for m in modes]
     out = ['', '== placements at equal threads per CPU (median ops/s of the '
            'runs; threads_per_cpu shown)',
@@ -141,12 +141,12 @@ def asked(results: str, knob: str) -> bool:
 def measure(runs: Runs, results: str) -> List[str]:
     """the measurement kernel's counters (MEASURE=1); [] without them,
     a line saying so where MEASURE=1 was asked for"""
-    if not any('partial_scan_bulk' in r.counters for r in runs):
+    if not any('partial_scan_bulk' in r.of('counter') for r in runs):
         return ['', '== measurement counters: none in these runs (make run '
                 'MEASURE=1 boots the kernel that has them)'] \
             if asked(results, 'MEASURE') else []
-    modes, places = _modes(runs), REC.scenarios(runs)
-    rows = [(p, m, [r.counters for r in runs
+    modes, places = _modes(runs), R.scenarios(runs)
+    rows = [(p, m, [r.of('counter') for r in runs
                     if r.scenario == p and r.mode == m])
             for p in places for m in modes]
 
@@ -184,7 +184,7 @@ def measure(runs: Runs, results: str) -> List[str]:
     out += ['', '== list_lock in __slab_free() by transition: acquisitions,'
             ' and of them those that waited,',
             '   median (min-max) of the runs, a table per transition']
-    for t, label in REC.TRANSITIONS:
+    for t, label in R.TRANSITIONS:
         out += ['-- ' + label, '%-10s %-9s %-27s %s' % (
             'placement', 'park', 'acquisitions', 'waited')]
         out += ['%-10s %-9s %-27s %s' % (
@@ -205,7 +205,7 @@ def _compare_csv(results: str, p: str) -> Tuple[List[str], Dict]:
 
 def sweep(runs: Runs, results: str) -> List[str]:
     """the sheaf capacity sweep (SWEEP=sheaf); [] without one"""
-    groups = sorted(((m.group(1), int(m.group(2)), p) for p in REC.scenarios(runs)
+    groups = sorted(((m.group(1), int(m.group(2)), p) for p in R.scenarios(runs)
                      for m in (SWEEP.fullmatch(p),) if m),
                     key=lambda g: (R.scenario_key(g[0]), g[1]))
     if not groups:
@@ -253,23 +253,14 @@ def _mode_key(m: str) -> int:
 def lockstat(runs: Runs, data: str, results: str) -> List[str]:
     """the &n->list_lock tables (LOCKSTAT=1); [] without excerpts, a line
     saying so where LOCKSTAT=1 was asked for"""
-    top = os.path.join(data, 'lockstat')
-    parks = {(r.scenario, r.mode, r.round): r.counters.get('park_slab', 0)
-             for r in runs}
     ex: Dict[Tuple[str, str], List] = {}
-    for name in sorted(os.listdir(top)) if os.path.isdir(top) else []:
-        m = re.fullmatch(r'(.+?)-park([^-]+)-(\d+)\.txt', name)
-        if m:
-            path = os.path.join(top, name)
-            kv, sites = R.read_lockstat(path)
-            v = {k: R.number(path, kv.get(k) or '0') for k in (
-                'contentions', 'acquisitions', 'waittime_total_us',
-                'waittime_avg_us', 'waittime_max_us')}
-            ex.setdefault(m.group(1, 2), []).append(
-                (v, sites,
-                 parks.get((m.group(1), m.group(2), int(m.group(3))), 0)))
+    for r in runs:
+        if r.lock is not None:
+            ex.setdefault((r.scenario, r.mode), []).append(
+                (r.lock, r.sites, r.metrics.get('park_slab', 0)))
     if not ex:
-        return ['', '== &n->list_lock: no lock_stat excerpts in %s' % top] \
+        return ['', '== &n->list_lock: no lock_stat excerpts in %s' %
+                os.path.join(data, 'lockstat')] \
             if asked(results, 'LOCKSTAT') else []
     keys = sorted(ex, key=lambda k: (R.scenario_key(k[0]), _mode_key(k[1])))
 
@@ -381,7 +372,7 @@ def plot(runs: Runs, results: str, title: str) -> bool:
     when gnuplot is missing or fails"""
     if not shutil.which('gnuplot'):
         return False
-    modes, places = _modes(runs), REC.scenarios(runs)
+    modes, places = _modes(runs), R.scenarios(runs)
 
     def mmm(v: List[float]) -> str:
         return '%g %g %g' % (median(v), min(v), max(v)) if v else \
@@ -471,13 +462,13 @@ def data_dir(results: str) -> Optional[str]:
 def report(results: str, data: str) -> List[str]:
     """writes the files beside report.txt but summary.txt; returns
     report.txt's lines"""
-    runs = REC.full_runs(results)
+    runs = R.module_runs(results)
     if not runs:
         raise FileNotFoundError('%s: no module runs in %s/runs' % (
             results, data))
     where = F.read_meta(results).get('where', '')
     shape = where[len('host, '):] if where.startswith('host, ') else where
-    for p in REC.scenarios(runs):
+    for p in R.scenarios(runs):
         groups, labels = [], []
         for m in MODE_ORDER:
             d = os.path.join(data, 'runs', p, 'park' + m)
@@ -490,7 +481,7 @@ def report(results: str, data: str) -> List[str]:
                 f.write(slabstat.compare(groups, labels, fmt))
     csv_path = os.path.join(results, 'summary.csv')
     write_summary_csv(csv_path, runs)
-    out = REC.record(results) + [''] + noise_floor(runs, shape)
+    out = REC.record(results, runs) + [''] + noise_floor(runs, shape)
     out += placements(runs, csv_path) + measure(runs, results) + \
         sweep(runs, results) + lockstat(runs, data, results)
     png = os.path.join(results, 'parking.png')
