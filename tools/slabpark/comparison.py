@@ -256,60 +256,51 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
     ex: Dict[Tuple[str, str], List] = {}
     for r in runs:
         if r.lock is not None:
-            ex.setdefault((r.scenario, r.mode), []).append(
-                (r.lock, r.sites, r.metrics.get('park_slab', 0)))
+            v = dict(r.lock, parks=r.metrics.get('park_slab', 0), waits=sum(
+                n for kind, n, fn in r.sites
+                if kind == 'waiter' and fn == '__slab_free'))
+            v['share'] = 100 * v['contentions'] / v['acquisitions'] \
+                if v['acquisitions'] > 0 else 0
+            ex.setdefault((r.scenario, r.mode), []).append((v, r.sites))
     if not ex:
         return ['', '== &n->list_lock: no lock_stat excerpts in %s' %
                 os.path.join(data, 'lockstat')] \
             if asked(results, 'LOCKSTAT') else []
     keys = sorted(ex, key=lambda k: (R.scenario_key(k[0]), _mode_key(k[1])))
 
-    def head(k: Tuple[str, str]) -> str:
-        return '%-9s %-6s %4d  ' % (k[0], WORD.get(k[1], k[1]), len(ex[k]))
+    def row(fmt: str, k: Tuple[str, str], *cols: str) -> str:
+        """K's head, then COLS: 'name' or 'name:decimals' as fmt_range,
+        'vs0 name' against park=0's medians, by their interquartile
+        ranges (beyond spread where they do not overlap)"""
+        def col(k, name):
+            return [v[name] for v, _ in ex[k]]
 
-    def col(k: Tuple[str, str], f) -> List[float]:
-        return [f(*x) for x in ex[k]]
-
-    def share(v, s, p):
-        return 100 * v['contentions'] / v['acquisitions'] \
-            if v['acquisitions'] > 0 else 0
-
-    def cls(name):
-        return lambda v, s, p: v[name]
-
-    def waits(v, s, p):
-        return sum(n for kind, n, fn in s
-                   if kind == 'waiter' and fn == '__slab_free')
-
-    def verdict(a: List[float], z: List[float]) -> str:
-        if quantile(a, .75) < quantile(z, .25) or \
-                quantile(z, .75) < quantile(a, .25):
-            return 'beyond spread'
-        return 'within spread'
-
-    def vs0(k: Tuple[str, str], f) -> str:
-        z = (k[0], '0')
-        if k[1] == '0' or z not in ex:
-            return '-'
-        a, b = col(k, f), col(z, f)
-        d = rnd(median(b)) - rnd(median(a))
-        return '%.0f %s, %s' % (abs(d), 'more' if d < 0 else 'fewer',
-                                verdict(a, b))
+        def cell(c: str) -> str:
+            name, _, d = c.partition(':')
+            if not name.startswith('vs0 '):
+                return fmt_range(col(k, name), int(d or 0))
+            z = (k[0], '0')
+            if k[1] == '0' or z not in ex:
+                return '-'
+            a, b = col(k, name[4:]), col(z, name[4:])
+            diff = rnd(median(b)) - rnd(median(a))
+            q = [quantile(x, f) for x in (a, b) for f in (.25, .75)]
+            return '%.0f %s, %s spread' % (
+                abs(diff), 'more' if diff < 0 else 'fewer', 'beyond'
+                if q[1] < q[2] or q[3] < q[0] else 'within')
+        return '%-9s %-6s %4d  ' % (k[0], WORD.get(k[1], k[1]), len(ex[k])) \
+            + fmt % tuple(cell(c) for c in cols)
 
     out = ['', '== &n->list_lock (CONFIG_LOCK_STAT; all caches\' '
            'list_locks): median (min-max) of the runs',
            'placement park   runs  contentions            acquisitions     '
            '            contended %']
-    out += [head(k) + '%-22s %-28s %s' % (
-        fmt_range(col(k, cls('contentions'))),
-        fmt_range(col(k, cls('acquisitions'))),
-        fmt_range(col(k, share), 2) + '%') for k in keys]
+    out += [row('%-22s %-28s %s%%', k, 'contentions', 'acquisitions',
+                'share:2') for k in keys]
     out.append('placement park   runs  wait total us              avg us     '
                '            max us')
-    out += [head(k) + '%-26s %-22s %s' % (
-        fmt_range(col(k, cls('waittime_total_us'))),
-        fmt_range(col(k, cls('waittime_avg_us')), 1),
-        fmt_range(col(k, cls('waittime_max_us')))) for k in keys]
+    out += [row('%-26s %-22s %s', k, 'waittime_total_us', 'waittime_avg_us:1',
+                'waittime_max_us') for k in keys]
     out += ['', '== &n->list_lock call sites: waiter = contention point '
             '(where a CPU waited),',
             '   holder = contending point (where the CPU it waited for took '
@@ -319,7 +310,7 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
     site_rows = []
     for k in keys:
         fns: Dict[Tuple[str, str], List[float]] = {}
-        for _, sites, _ in ex[k]:
+        for _, sites in ex[k]:
             per: Dict[Tuple[str, str], float] = {}
             for kind, n, fn in sites:
                 per[kind, fn] = per.get((kind, fn), 0) + n
@@ -350,13 +341,10 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
             '   first sites are elsewhere counts 0 waits in __slab_free()',
             'placement park   runs  parks                waits __slab_free   '
             ' vs park=0']
-    out += [head(k) + '%-20s %-20s %s' % (
-        fmt_range(col(k, lambda v, s, p: p)), fmt_range(col(k, waits)),
-        vs0(k, waits)) for k in keys]
+    out += [row('%-20s %-20s %s', k, 'parks', 'waits', 'vs0 waits')
+            for k in keys]
     out.append('placement park   runs  contentions          vs park=0')
-    out += [head(k) + '%-20s %s' % (
-        fmt_range(col(k, cls('contentions'))), vs0(k, cls('contentions')))
-        for k in keys]
+    out += [row('%-20s %s', k, 'contentions', 'vs0 contentions') for k in keys]
     return out
 
 
