@@ -56,11 +56,6 @@ LABEL_W = 24
 CELL_W = 19
 
 
-def spread(runs, sc: str, g: str, key: str) -> Optional[Spread]:
-    return Spread.of(r.metrics[key] for r in runs
-                     if r.scenario == sc and r.group == g and key in r.metrics)
-
-
 def reference(gs: Sequence[str]) -> str:
     return REFERENCE if REFERENCE in gs else gs[0]
 
@@ -190,6 +185,7 @@ def scenario_table(runs, sc: str, floor: Optional[float] = None) -> List[str]:
     sr = [r for r in runs if r.scenario == sc]
     gs = R.groups(sr)
     ref = reference(gs)
+    sp = R.spreads(sr, {k for r in sr for k in r.metrics})
     boots = {r.boot for r in sr if r.boot}
     dur = {r.metrics.get('duration_ms') for r in sr
            if r.kind.get('duration_ms') == 'const'}
@@ -209,7 +205,7 @@ def scenario_table(runs, sc: str, floor: Optional[float] = None) -> List[str]:
     def section(title: str, rows) -> None:
         body = []
         for key, label in rows:
-            cells = [spread(sr, sc, g, key) for g in gs]
+            cells = [sp.get((sc, g, key)) for g in gs]
             if all(c is None for c in cells):
                 continue
             rs = cells[gs.index(ref)]

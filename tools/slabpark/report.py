@@ -9,10 +9,10 @@ spread of its first group's ops/s.
 
 import csv
 import os
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 from . import runs as R
-from .stats import Spread, beyond_noise, fmt_spread
+from .stats import beyond_noise, fmt_spread
 
 Rows = Tuple[Tuple[str, str], ...]   # (label, key); no key: a title
 MODULE_ROWS: Rows = (
@@ -60,19 +60,8 @@ LABEL_W = 18
 CELL_W = 20
 
 
-def spreads(runs, rows: Rows) -> Dict[Tuple[str, str, str], Spread]:
-    """(scenario, group, key) -> Spread of the rows' keys"""
-    vals: Dict[Tuple[str, str, str], List[float]] = {}
-    for r in runs:
-        for _, k in rows:
-            if k and k in r.metrics:
-                vals.setdefault((r.scenario, r.group, k), []).append(
-                    r.metrics[k])
-    return {k: Spread.of(v) for k, v in vals.items()}
-
-
 def table(runs, rows: Rows, title: str) -> List[str]:
-    sp = spreads(runs, rows)
+    sp = R.spreads(runs, [k for _, k in rows])
     lines = ['== ' + title,
              '   median min-max over the runs; * = range apart from the '
              'first column']
@@ -110,7 +99,8 @@ def write_csv(path: str, runs, rows: Rows) -> None:
         w = csv.writer(f)
         w.writerow(['scenario', 'group', 'metric', 'n', 'median', 'min',
                     'max'])
-        for (sc, g, k), s in sorted(spreads(runs, rows).items()):
+        for (sc, g, k), s in sorted(R.spreads(
+                runs, [k for _, k in rows]).items()):
             w.writerow([sc, g, k, s.n, s.med, s.lo, s.hi])
 
 
@@ -118,7 +108,7 @@ def ratio_lines(runs) -> List[str]:
     """'<scenario>, park=<m> against base: ops_per_sec <ratio of the
     medians>x (beyond/within noise)' of park=0 and park=1"""
     key = 'ops_per_sec'
-    sp = spreads(runs, ((key, key),))
+    sp = R.spreads(runs, (key,))
     out = []
     for sc in R.scenarios(runs):
         x = sp.get((sc, 'base', key))

@@ -25,6 +25,7 @@ from typing import Dict, List, Optional, Tuple
 
 from . import facts as F
 from . import slabstat
+from .stats import Spread
 
 CACHE = 'nfs_page_test'
 # the kind of a module run's .results key: its settings are constants,
@@ -117,6 +118,17 @@ def scenarios(runs) -> List[str]:
 def groups(runs, sc: Optional[str] = None) -> List[str]:
     return sorted({r.group for r in runs if sc is None or r.scenario == sc},
                   key=group_key)
+
+
+def spreads(runs, keys) -> Dict[Tuple[str, str, str], Spread]:
+    """(scenario, group, key) -> the Spread of the runs' values of KEYS"""
+    vals: Dict[Tuple[str, str, str], List[float]] = {}
+    for r in runs:
+        for k in keys:
+            if k in r.metrics:
+                vals.setdefault((r.scenario, r.group, k), []).append(
+                    r.metrics[k])
+    return {k: Spread.of(v) for k, v in vals.items()}
 
 
 def num(s: Optional[str]) -> Optional[float]:

@@ -52,7 +52,10 @@ class Data:
     floor: Optional[float] = None   # the noise floor of ops/s, percent
 
     def get(self, sc: str, g: str, key: str):
-        return REC.spread(self.runs, sc, g, key)
+        return self.spreads.get((sc, g, key))
+
+    def __post_init__(self):
+        self.spreads = R.spreads(self.runs, [k for _, k in self.rows])
 
     @property
     def nruns(self) -> int:
