@@ -12,7 +12,6 @@ tests of the reports.
   writes; refresh() writes them anew after a change of a format)
 """
 
-import glob
 import json
 import os
 import re
@@ -24,39 +23,9 @@ from io import StringIO
 from typing import Dict, Optional, Sequence
 from unittest import mock
 
+from slabpark import runs
+
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
-
-GUEST_TOPOLOGY = """cpu_model=QEMU Virtual CPU version 2.5+
-sockets=1
-smt=1
-nodes=0:cpus=0,1:mem=normal:socket=0 1:cpus=2,3:mem=normal:socket=0
-alloc_node=0
-free_node=1
-alloc_cpus=0,1
-free_cpus=2,3
-distance=20
-distance_table=10 20;20 10
-threads=2
-local_threads=1
-local_placement=node 0
-warnings=
-"""
-
-HOST_TOPOLOGY = """cpu_model=Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz
-sockets=2
-smt=2
-nodes=0:cpus=0-31,64-95:mem=normal:socket=0 1:cpus=32-63,96-127:mem=normal:socket=1
-alloc_node=0
-free_node=1
-alloc_cpus=0-31,64-95
-free_cpus=32-63,96-127
-distance=20
-distance_table=10 20;20 10
-threads=64
-local_threads=32
-local_placement=node 0
-warnings=
-"""
 
 
 def write(path: str, text: str) -> None:
@@ -72,34 +41,29 @@ def copy_real(name: str, dst: str) -> str:
     return out
 
 
-def results_text(place: str, rnd: int, ops: float, peak: int,
-                 rest: int) -> str:
-    return ''.join('%s: %s\n' % kv for kv in (
-        ('run', rnd), ('state', 'done'), ('error', 0),
-        ('placement', place), ('alloc_node', 0), ('free_node', 1),
-        ('alloc_threads', 2), ('free_threads', 2), ('threads_per_cpu', 1),
-        ('inflight', 256), ('batch', 16), ('duration_ms', 3000),
-        ('shrink_ms', 0), ('free_burst', 0), ('elapsed_ms', 3001),
-        ('allocs', int(ops * 3)), ('frees', int(ops * 3)),
-        ('ops_per_sec', int(ops)), ('remote_frees', 5),
-        ('remote_free_pct', '99.50'), ('alloc_failures', 0),
-        ('shrinks', 0), ('free_lat_samples', 100),
-        ('free_lat_p50_ns', 512), ('free_lat_p99_ns', 2048),
-        ('free_lat_max_ns', 90000), ('free_lat_hist', '1 2 3'),
-        ('alloc_lat_samples', 100), ('alloc_lat_p50_ns', 256),
-        ('alloc_lat_p99_ns', 4096), ('alloc_lat_max_ns', 80000),
-        ('cache_name', 'nfs_page_test'), ('cache_object_size', 64),
-        ('shrunk_slabs', 10), ('peak_slabs', peak), ('rest_slabs', rest),
-        ('rest_partial', 4), ('slab_churn', 300)))
+def results(place: str, rnd: int, ops: float, peak: int,
+            rest: int) -> Dict[str, object]:
+    """a run's .results as guest-compare.sh writes them"""
+    return dict(
+        run=rnd, state='done', error=0, placement=place, alloc_node=0,
+        free_node=1, alloc_threads=2, free_threads=2, threads_per_cpu=1,
+        inflight=256, batch=16, duration_ms=3000, shrink_ms=0, free_burst=0,
+        elapsed_ms=3001, allocs=int(ops * 3), frees=int(ops * 3),
+        ops_per_sec=int(ops), remote_frees=5, remote_free_pct='99.50',
+        alloc_failures=0, shrinks=0, free_lat_samples=100,
+        free_lat_p50_ns=512, free_lat_p99_ns=2048, free_lat_max_ns=90000,
+        free_lat_hist='1 2 3', alloc_lat_samples=100, alloc_lat_p50_ns=256,
+        alloc_lat_p99_ns=4096, alloc_lat_max_ns=80000,
+        cache_name='nfs_page_test', cache_object_size=64, shrunk_slabs=10,
+        peak_slabs=peak, rest_slabs=rest, rest_partial=4, slab_churn=300)
 
 
-def delta_doc(mode: str, park: float, fap: float = 50000,
-              slow: float = 900000, fast: float = 1000,
-              extra: Optional[Dict[str, float]] = None) -> dict:
+def delta_doc(mode: str, extra: Optional[Dict[str, float]] = None) -> dict:
+    """a delta document of the cache; EXTRA's counters added or changed"""
     mets = {
-        'free_fastpath': ('counter', fast), 'free_slowpath': ('counter', slow),
-        'free_add_partial': ('counter', fap), 'park_slab': ('counter', park),
-        'unpark_slab': ('counter', park), 'alloc_slab': ('counter', 200),
+        'free_fastpath': ('counter', 1000), 'free_slowpath': ('counter', 900000),
+        'free_add_partial': ('counter', 50000), 'park_slab': ('counter', 0),
+        'unpark_slab': ('counter', 0), 'alloc_slab': ('counter', 200),
         'free_slab': ('counter', 100), 'sheaf_flush': ('counter', 6000),
         'barn_put_fail': ('counter', 90), 'order_fallback': ('counter', 0),
         'slabs': ('gauge', 100), 'objects': ('gauge', 5000),
@@ -120,15 +84,16 @@ def delta_doc(mode: str, park: float, fap: float = 50000,
 def synth(dst: str, ops: Dict[str, Sequence[float]],
           places: Sequence[str] = ('cross', 'local'), host: bool = False,
           lockstat: bool = False, park: Optional[Dict[str, float]] = None,
-          measure: bool = False) -> str:
+          measure: bool = False, rest: Optional[int] = None) -> str:
     """a module comparison: OPS maps a mode ('0', '1', '2') to the ops/s
     of its rounds (every placement the same); park_slab per mode from
-    PARK (default 0, 20000, 50000)"""
+    PARK (default 0, 20000, 50000); REST slabs at rest, or by mode"""
     park = park or {'0': 0, '1': 20000, '2': 50000, '3': 50000}
     files = os.path.join(dst, 'host') if host else \
         os.path.join(dst, 'guest', 'files')
-    write(os.path.join(files, 'topology'),
-          HOST_TOPOLOGY if host else GUEST_TOPOLOGY)
+    os.makedirs(files, exist_ok=True)
+    shutil.copy(os.path.join(DATA, 'topology-host' if host
+                             else 'topology-guest'), files + '/topology')
     write(os.path.join(dst, 'meta.txt'),
           'series: RFC PATCH v2\nproject: 0123abc\nwhere: %s\n'
           'host cpu: AMD EPYC 7B13, 2 CPUs, SMT off\n'
@@ -138,20 +103,16 @@ def synth(dst: str, ops: Dict[str, Sequence[float]],
               len(next(iter(ops.values())))))
     for p in places:
         for m, rounds in ops.items():
-            d = os.path.join(files, 'runs', p, 'park' + m)
             mi = int(m) if m.isdigit() else 0
             for r, o in enumerate(rounds, 1):
                 pk = park.get(m, 0) if p != 'local' else 0
-                write(os.path.join(d, '%d.results' % r),
-                      results_text(p, r, o, 400 + r, 100 - 20 * mi + r))
-                extra = None
+                extra = {'park_slab': pk, 'unpark_slab': pk}
                 if measure:
-                    extra = {'free_wait_full_partial': 300 - 100 * mi,
-                             'free_wait_full_empty': 10,
-                             'free_wait_empty_on': 5,
-                             'free_wait_empty_off': 0}
-                write(os.path.join(d, '%d.json' % r),
-                      json.dumps(delta_doc(m, pk, extra=extra)))
+                    extra.update(free_wait_full_partial=300 - 100 * mi,
+                                 free_wait_full_empty=10, free_wait_empty_on=5,
+                                 free_wait_empty_off=0)
+                module_run(files, p, m, r, results(
+                    p, r, o, 400 + r, rest or 100 - 20 * mi + r), extra)
                 if lockstat:
                     lock_excerpt(files, p, m, r, 'class: &n->list_lock',
                                  'contentions: %d' % (600 - 100 * mi + r),
@@ -173,7 +134,7 @@ def module_run(files: str, place: str, mode: str, rnd: int,
     write(os.path.join(d, '%d.results' % rnd), ''.join(
         '%s: %s\n' % kv for kv in results.items()))
     write(os.path.join(d, '%d.json' % rnd),
-          json.dumps(delta_doc(mode, 0, extra=counters)))
+          json.dumps(delta_doc(mode, counters)))
     return os.path.join(d, '%d.json' % rnd)
 
 
@@ -266,42 +227,25 @@ def _lockstat(dst: str) -> None:
     """excerpts of two park=0 runs (whose delta documents are missing),
     one of park=1 and park=2 each"""
     files = os.path.join(dst, 'guest', 'files')
-    lock_excerpt(files, 'cross', '0', 1, 'label: cross park=0 round 1',
-                 'class: &n->list_lock', 'contentions: 5002',
-                 'acquisitions: 1000004', 'con_bounces: 4322',
-                 'acq_bounces: 70003', 'waittime_total_us: 25100.50',
-                 'waittime_avg_us: 5.02', 'waittime_max_us: 7000.25',
-                 'contention_point: 3000 __slab_free+0x1a0/0x3c0',
-                 'contention_point: 2000 get_partial_node_bulk+0x50/0x200',
-                 'contending_point: 4000 refill_sheaf+0x10/0x90 [slub_stress]')
-    lock_excerpt(files, 'cross', '0', 2, 'contentions: 1000',
-                 'acquisitions: 1000000', 'waittime_total_us: 100.00',
-                 'waittime_avg_us: 0.10', 'waittime_max_us: 3.00',
-                 'contention_point: 1000 __slab_free+0x10/0x3c0')
-    lock_excerpt(files, 'cross', '2', 1, 'contentions: 2',
-                 'acquisitions: 900000', 'waittime_total_us: 1.00',
-                 'waittime_avg_us: 0.50', 'waittime_max_us: 0.70',
-                 'contention_point: 2 get_partial_node_bulk+0x50/0x200')
-    lock_excerpt(files, 'cross', '1', 1, 'contentions: 2500',
-                 'acquisitions: 1000000', 'waittime_total_us: 10.00',
-                 'waittime_avg_us: 1.00', 'waittime_max_us: 2.00',
-                 'contention_point: 2000 __slab_free+0x1a0/0x3c0')
+    for m, r, nums, sites in (
+            ('0', 1, (5002, 1000004, '25100.50', '5.02', '7000.25'), (
+                'contention_point: 3000 __slab_free+0x1a0/0x3c0',
+                'contention_point: 2000 get_partial_node_bulk+0x50/0x200',
+                'contending_point: 4000 refill_sheaf+0x10/0x90 [slub_stress]')),
+            ('0', 2, (1000, 1000000, '100.00', '0.10', '3.00'),
+             ('contention_point: 1000 __slab_free+0x10/0x3c0',)),
+            ('2', 1, (2, 900000, '1.00', '0.50', '0.70'),
+             ('contention_point: 2 get_partial_node_bulk+0x50/0x200',)),
+            ('1', 1, (2500, 1000000, '10.00', '1.00', '2.00'),
+             ('contention_point: 2000 __slab_free+0x1a0/0x3c0',))):
+        lock_excerpt(files, 'cross', m, r, 'class: &n->list_lock', *[
+            '%s: %s' % kv for kv in zip(runs.LOCK_KEYS, nums)], *sites)
     for m, r, parks in (('0', 1, None), ('0', 2, None), ('1', 1, 40),
                         ('2', 1, 900)):
         doc = module_run(files, 'cross', m, r, {'ops_per_sec': 1},
                          {'park_slab': parks or 0})
         if parks is None:
             os.remove(doc)
-
-
-def _within(dst: str) -> None:
-    """every mode the same: nothing beyond noise"""
-    synth(dst, {'0': [100e3, 105e3], '1': [101e3, 110e3], '2': [96e3, 103e3]},
-          places=('cross',), park={'0': 0, '1': 0, '2': 0})
-    for path in glob.glob(os.path.join(dst, 'guest/files/runs/cross/*/*.results')):
-        with open(path) as f:
-            t = f.read()
-        write(path, re.sub(r'rest_slabs: \d+', 'rest_slabs: 50', t))
 
 
 def _boots(dst: str) -> None:
@@ -380,7 +324,10 @@ CASES = {
     'beyond': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3],
                                   '2': [101e3, 112e3]},
                               places=('cross', 'balanced')),
-    'within': _within,
+    # every mode the same: nothing beyond noise
+    'within': lambda d: synth(d, {'0': [100e3, 105e3], '1': [101e3, 110e3],
+                                  '2': [96e3, 103e3]}, places=('cross',),
+                              park={'0': 0, '1': 0, '2': 0}, rest=50),
     # ops/s apart by range, not by more than local's spread
     'ops-floor': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3],
                                      '2': [40e3, 45e3]}),

@@ -198,43 +198,6 @@ class ReportTest(unittest.TestCase):
                          ['aa ', 'bb cc', 'xxxxx', 'xx'])
 
 
-def lock_stat_file(path):
-    """a /proc/lock_stat with &n->list_lock (two versions), &zone->lock"""
-    def line(*v):
-        return '%40s:%14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s ' \
-            '%14s\n' % v
-
-    def site(cls, n, addr, sym):
-        return '%40s %14s %29s %s\n' % (cls, n, addr, sym)
-    dots = '.' * 221 + '\n'
-    text = 'lock_stat version 0.4\n' + '-' * 221 + '\n' + \
-        '%40s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s %14s\n' \
-        % ('class name', 'con-bounces', 'contentions', 'waittime-min',
-           'waittime-max', 'waittime-total', 'waittime-avg', 'acq-bounces',
-           'acquisitions', 'holdtime-min', 'holdtime-max', 'holdtime-total',
-           'holdtime-avg') + '-' * 221 + '\n\n'
-    text += line('&n->list_lock', 4321, 5000, '0.10', '1234.56', '25000.50',
-                 '5.00', 70000, 1000000, '0.05', '80.00', '90000.00', '0.09')
-    text += '%27s%13s\n' % ('', '-' * 13)
-    text += site('&n->list_lock', 3000, '[<00000000c0ffee01>]',
-                 '__slab_free+0x1a0/0x3c0')
-    text += site('&n->list_lock', 2000, '[<00000000c0ffee02>]',
-                 'get_partial_node_bulk+0x50/0x200')
-    text += '%27s%13s\n' % ('', '-' * 13)
-    text += site('&n->list_lock', 4000, '[<00000000c0ffee03>]',
-                 'refill_sheaf+0x10/0x90 [slub_stress]')
-    text += '\n' + dots + '\n'
-    text += line('&zone->lock', 10, 20, '0.20', '2.00', '10.00', '0.50', 30,
-                 40, '0.10', '1.00', '2.00', '0.05')
-    text += '%29s%11s\n' % ('', '-' * 11)
-    text += site('&zone->lock', 7, '[<00000000c0ffee04>]',
-                 'rmqueue_bulk+0x10/0x90')
-    text += '\n' + dots + '\n'
-    text += line('&n->list_lock#2', 1, 2, '0.10', '7000.25', '100.00',
-                 '50.00', 3, 4, '0.10', '1.00', '2.00', '0.50')
-    fixtures.write(path, text)
-
-
 class ScriptsTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -249,7 +212,8 @@ class ScriptsTest(unittest.TestCase):
 
     def test_lockstat_report(self):
         ls = os.path.join(self.t, 'lock_stat')
-        lock_stat_file(ls)
+        # &n->list_lock of two versions and its sites, &zone->lock
+        shutil.copy(os.path.join(fixtures.DATA, 'lock_stat'), ls)
         p = self.run_sh(['sh', LOCKSTAT_SH, 'report', 'off'],
                         LOCK_STAT_FILE=ls)
         # &n->list_lock summed over its #versions
@@ -276,44 +240,14 @@ class ScriptsTest(unittest.TestCase):
         with open(ls) as f:
             self.assertEqual(f.read().strip(), '0')
 
-    def test_lockstat_report_errors(self):
-        p = self.run_sh(['sh', LOCKSTAT_SH, 'report'],
-                        LOCK_STAT_FILE=os.path.join(self.t, 'none'))
-        self.assertEqual(p.returncode, 1)
-        self.assertIn('lacks CONFIG_LOCK_STAT', p.stderr)
-        p = self.run_sh(['sh', LOCKSTAT_SH, 'frob'])
-        self.assertEqual(p.returncode, 2)
-        self.assertRegex(p.stderr, '^usage:')
-
-    def fake(self, name, text):
-        path = os.path.join(self.t, 'bin', name)
-        fixtures.write(path, '#!/bin/bash\n' + text)
-        os.chmod(path, 0o755)
-        return path
-
     def perf_lock(self, *args, **env):
-        """perf-lock.sh ARGS with the fake perf: BPF works with
+        """perf-lock.sh ARGS with tests/data/fake-perf.sh: BPF works with
         FAKE_BPF=1; it logs its arguments to perf.log"""
-        perf = self.fake('perf', '''echo "$*" >>"$FAKE_LOG"
-case "$*" in
-"lock con -ab"*)
-    [ "${FAKE_BPF:-0}" = 1 ] || { echo " Error: switch \\`b' is not \
-available because no BUILD_BPF_SKEL=1" >&2; exit 129; }
-    [ "$4" = -- ] || echo "  contended   total wait   type   caller"
-    ;;
-"lock contention"*) echo "  contended   total wait   type   caller" ;;
-esac
-# the workload after --, as perf runs it
-while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
-[ $# -gt 1 ] || exit 0
-shift
-"$@" || echo "fake perf: the workload exited with $?"
-''')
         self.log = os.path.join(self.t, 'perf.log')
-        with open(self.log, 'w'):
-            pass
-        return self.run_sh(['bash', PERF_LOCK] + list(args), PERF=perf,
-                           FAKE_LOG=self.log, **env)
+        fixtures.write(self.log, '')
+        return self.run_sh(['bash', PERF_LOCK] + list(args), **{
+            'PERF': os.path.join(fixtures.DATA, 'fake-perf.sh'),
+            'FAKE_LOG': self.log, **env})
 
     def logged(self):
         with open(self.log) as f:
@@ -323,9 +257,9 @@ shift
         p = self.perf_lock('-t', '0.1', FAKE_BPF='1')
         self.assertEqual((p.returncode, self.logged()[-1]),
                          (0, 'lock con -abl -E 5 -- sleep 0.1'))
-        self.assertIn("perf-lock: mode: BPF ('%s/bin/perf lock con -abl -E 5',"
+        self.assertIn("perf-lock: mode: BPF ('%s/fake-perf.sh lock con -abl -E 5',"
                       " in-kernel aggregation, low perturbation), window 0.1 s"
-                      % self.t, p.stdout)
+                      % fixtures.DATA, p.stdout)
 
     def test_perf_lock_record(self):
         """without BPF: perf lock record + contention, saying why and that
@@ -339,17 +273,20 @@ shift
                      'switch', 'throughput halve'):
             self.assertIn(want, p.stdout)
 
-    def test_perf_lock_usage(self):
-        p = self.perf_lock('-t', '1', '--sysfs-root', FAKE_BPF='1')
-        self.assertEqual(p.returncode, 2)
-        self.assertIn('usage:', p.stderr)
-        p = self.perf_lock('-t', '0')
-        self.assertEqual(p.returncode, 2)
-        self.assertIn('positive number of seconds', p.stderr)
-        p = self.run_sh(['bash', PERF_LOCK, '-t', '1'],
-                        PERF=os.path.join(self.t, 'nonexistent', 'perf'))
-        self.assertEqual(p.returncode, 1)
-        self.assertRegex(p.stderr, 'not found.*linux-perf')
+    def test_usage_and_errors(self):
+        for sh, args, env, rc, err in (
+                ('lockstat', ['report'], {'LOCK_STAT_FILE': self.t + '/none'},
+                 1, 'lacks CONFIG_LOCK_STAT'),
+                ('lockstat', ['frob'], {}, 2, '^usage:'),
+                ('perf', ['-t', '1', '--sysfs-root'], {'FAKE_BPF': '1'}, 2,
+                 'usage:'),
+                ('perf', ['-t', '0'], {}, 2, 'positive number of seconds'),
+                ('perf', ['-t', '1'], {'PERF': self.t + '/nonexistent/perf'},
+                 1, 'not found.*linux-perf')):
+            p = self.perf_lock(*args, **env) if sh == 'perf' else \
+                self.run_sh(['sh', LOCKSTAT_SH] + args, **env)
+            self.assertEqual(p.returncode, rc, args)
+            self.assertRegex(p.stderr, err)
 
     def test_perf_lock_window(self):
         """the counters of the caches over the same window: slab-dump.sh
