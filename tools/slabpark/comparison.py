@@ -362,66 +362,54 @@ def plot(runs: Runs, results: str, title: str) -> bool:
         return False
     modes, places = _modes(runs), R.scenarios(runs)
 
-    def mmm(v: List[float]) -> str:
-        return '%g %g %g' % (median(v), min(v), max(v)) if v else \
-            'NaN NaN NaN'
-
     def stats(*keys: str) -> str:
         """the panel's data, '' (no data) where no run has KEYS"""
-        if not any(_vals(runs, p, m, k) for p in places for m in modes
-                   for k in keys):
-            return ''
-        return ''.join('%s %s\n' % (p if len(keys) == 1 else p + ':' + k,
-                                    ' '.join(mmm(_vals(runs, p, m, k))
-                                             for m in modes))
-                       for p in places for k in keys)
+        vals = {(p, m, k): _vals(runs, p, m, k) for p in places
+                for m in modes for k in keys}
+        return ''.join('%s %s\n' % (p if len(keys) == 1 else p + ':' + k, ' '.join(
+            '%g %g %g' % (median(v), min(v), max(v)) if v else 'NaN NaN NaN'
+            for v in (vals[p, m, k] for m in modes)))
+            for p in places for k in keys) if any(vals.values()) else ''
 
     counters = ''
     for p in places:
         labels, rows = _compare_csv(results, p)
-        for metric in PLOT_COUNTERS:
-            if metric in rows:
-                r = rows[metric]
-                counters += '%s:%s %s\n' % (p, metric, ' '.join(
-                    (r.get(WORD[m] + s, '') if WORD[m] in labels else '')
-                    or 'NaN' for m in modes for s in ('', '_min', '_max')))
-    titles = ' '.join(WORD[m] for m in modes)
+        for metric in (m for m in PLOT_COUNTERS if m in rows):
+            counters += '%s:%s %s\n' % (p, metric, ' '.join(
+                (rows[metric].get(WORD[m] + s, '') if WORD[m] in labels
+                 else '') or 'NaN' for m in modes for s in ('', '_min', '_max')))
+    gp = ('set terminal png size 1400,1000 noenhanced\n'
+          'set output %s\nset multiplot layout 2,2 title %s\n'
+          'set style data histogram\n'
+          'set style histogram errorbars gap 1 lw 1\n'
+          'set style fill solid 0.7 border -1\n'
+          'set key outside top center horizontal\nset bars 2\n' % (
+              _gp_quote(os.path.join(results, 'parking.png')),
+              _gp_quote(title)))
     with tempfile.TemporaryDirectory() as work:
-        def panel(name: str, text: str, ptitle: str, ylabel: str,
-                  log: bool = False) -> str:
+        for name, text, ptitle, ylabel in (
+                ('ops.dat', stats('ops_per_sec'), 'throughput', 'ops/s'),
+                ('slabs.dat', stats('peak_slabs', 'rest_slabs'), 'footprint: '
+                 'slabs at the peak of a run and at rest 1 s after', 'slabs'),
+                ('counters.dat', counters, 'SLUB counters (log axis; a zero '
+                 'median has no bar)', 'count per run (log)'),
+                ('p99.dat', stats('free_lat_p99_ns'), 'free latency p99',
+                 'ns')):
             path = os.path.join(work, name)
             with open(path, 'w') as f:
                 f.write(text)
-            axes = "set logscale y; set yrange [1:*]; set offsets 0, 0, 0, " \
-                "0; set xtics rotate by -40 font ',8'" if log else \
-                "unset logscale y; set yrange [0:*]; set offsets 0, 0, " \
+            gp += "set logscale y; set yrange [1:*]; set offsets 0, 0, 0, 0; " \
+                "set xtics rotate by -40 font ',8'" if name == 'counters.dat' \
+                else "unset logscale y; set yrange [0:*]; set offsets 0, 0, " \
                 "graph 0.08, 0; set xtics rotate by -30 font ',9'"
-            data = ("plot for [k=1:%d] %s using (column(3*k-1)):(column(3*k))"
-                    ":(column(3*k+1)):xtic(1) title word(%s, k)" % (
-                        len(modes), _gp_quote(path), _gp_quote(titles))
-                    if text else "plot 0 title 'no data in this run'")
-            return '%s\nset title %s; set ylabel %s\n%s\n' % (
-                axes, _gp_quote(ptitle), _gp_quote(ylabel), data)
-
-        gp = ('set terminal png size 1400,1000 noenhanced\n'
-              'set output %s\nset multiplot layout 2,2 title %s\n'
-              'set style data histogram\n'
-              'set style histogram errorbars gap 1 lw 1\n'
-              'set style fill solid 0.7 border -1\n'
-              'set key outside top center horizontal\nset bars 2\n' % (
-                  _gp_quote(os.path.join(results, 'parking.png')),
-                  _gp_quote(title)))
-        gp += panel('ops.dat', stats('ops_per_sec'), 'throughput', 'ops/s')
-        gp += panel('slabs.dat', stats('peak_slabs', 'rest_slabs'),
-                    'footprint: slabs at the peak of a run and at rest 1 s '
-                    'after', 'slabs')
-        gp += panel('counters.dat', counters, 'SLUB counters (log axis; a '
-                    'zero median has no bar)', 'count per run (log)', True)
-        gp += panel('p99.dat', stats('free_lat_p99_ns'), 'free latency p99',
-                    'ns')
+            gp += '\nset title %s; set ylabel %s\n%s\n' % (
+                _gp_quote(ptitle), _gp_quote(ylabel), "plot for [k=1:%d] %s "
+                "using (column(3*k-1)):(column(3*k)):(column(3*k+1)):xtic(1) "
+                "title word(%s, k)" % (len(modes), _gp_quote(path), _gp_quote(
+                    ' '.join(WORD[m] for m in modes))) if text
+                else "plot 0 title 'no data in this run'")
         gp += 'unset multiplot\n'
-        rc = subprocess.run(['gnuplot'], input=gp, text=True).returncode
-    return rc == 0
+        return subprocess.run(['gnuplot'], input=gp, text=True).returncode == 0
 
 
 def fold(text: str, width: int = 100) -> List[str]:
@@ -440,11 +428,9 @@ def fold(text: str, width: int = 100) -> List[str]:
 def data_dir(results: str) -> Optional[str]:
     """DATA of a module comparison (RESULTS/host, RESULTS/guest/files),
     None for other results directories"""
-    for d in (os.path.join(results, 'host'),
-              os.path.join(results, 'guest', 'files')):
-        if os.path.isdir(os.path.join(d, 'runs')):
-            return d
-    return None
+    dirs = R.data_dirs(results)
+    return dirs[0][1] if len(dirs) == 1 and not dirs[0][0] and \
+        os.path.isdir(os.path.join(dirs[0][1], 'runs')) else None
 
 
 def report(results: str, data: str) -> List[str]:
