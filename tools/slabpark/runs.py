@@ -17,6 +17,7 @@ The group of a run is its mode as printed: 'base' (the unpatched kernel,
 mode directory parkbase) or 'park=<mode>'.
 """
 
+import glob
 import json
 import os
 import re
@@ -168,43 +169,33 @@ def data_dirs(results: str) -> List[Tuple[str, str]]:
 
 def run_files(results: str, subdir: str, ext: str):
     """(boot, files dir, scenario, mode dir, round, path) of every run file
-    FILES/SUBDIR/<scenario>/park<mode>/<round>EXT, in order; stray files
-    beside the directories are passed over"""
+    FILES/SUBDIR/<scenario>/park<mode>/<round>EXT, in order"""
     for boot, files in data_dirs(results):
-        top = os.path.join(files, subdir)
-        for sc in sorted(os.listdir(top)) if os.path.isdir(top) else []:
-            for md in sorted(os.listdir(os.path.join(top, sc))) \
-                    if os.path.isdir(os.path.join(top, sc)) else []:
-                d = os.path.join(top, sc, md)
-                names = os.listdir(d) if os.path.isdir(d) else []
-                for r, f in sorted((int(f[:-len(ext)]), f) for f in names
-                                   if re.fullmatch(r'\d+' + re.escape(ext), f)):
-                    yield boot, files, sc, md, r, os.path.join(d, f)
+        found = []
+        for path in glob.glob(os.path.join(glob.escape(files), subdir, '*',
+                                           '*', '*' + ext)):
+            sc, md, f = path.split(os.sep)[-3:]
+            if re.fullmatch(r'\d+' + re.escape(ext), f):
+                found.append((sc, md, int(f[:-len(ext)]), path))
+        for sc, md, r, path in sorted(found):
+            yield boot, files, sc, md, r, path
 
 
-def read_lockstat(path: str) -> Tuple[Dict[str, str], List[Site]]:
-    """one excerpt of tools/report/lockstat-report.sh report: its 'key:
-    value' lines, and its call sites: 'waiter' for a contention_point,
-    'holder' for a contending_point"""
+def add_lockstat(r: Run, path: str) -> None:
+    """an excerpt of tools/report/lockstat-report.sh report: its LOCK_KEYS,
+    its call sites ('waiter' for a contention_point, 'holder' for a
+    contending_point), and contentions, wait time and waits per call site
+    as metrics"""
     kv: Dict[str, str] = {}
-    sites = []
     with open(path) as f:
         for line in f:
             k, _, v = line.rstrip('\n').partition(': ')
             kv[k] = v.strip()
             kind = {'contention_point': 'waiter',
                     'contending_point': 'holder'}.get(k)
-            w = v.split()
-            if kind and len(w) >= 2:
-                sites.append((kind, number(path, w[0]),
-                              w[1].split('+0x', 1)[0]))
-    return kv, sites
-
-
-def add_lockstat(r: Run, path: str) -> None:
-    """the excerpt's numbers, and contentions, wait time and waits per
-    call site as metrics"""
-    kv, r.sites = read_lockstat(path)
+            if kind and len(v.split()) >= 2:
+                r.sites.append((kind, number(path, v.split()[0]),
+                                v.split()[1].split('+0x', 1)[0]))
     r.lock = {k: number(path, kv.get(k) or '0') for k in LOCK_KEYS}
     m = {'lock_' + k: number(path, kv[k])
          for k in ('contentions', 'acquisitions') if k in kv}
