@@ -269,6 +269,8 @@ def module_runs(results: str) -> List[Run]:
 
 
 def parse_workload(path: str) -> Dict[str, float]:
+    """a workload run's results, its caches' counter deltas, slabs at the
+    peak and at rest, and park ratio"""
     seen: Dict[str, Dict[str, float]] = {'before': {}, 'after': {}}
     out: Dict[str, float] = {}
     with open(path) as f:
@@ -288,6 +290,10 @@ def parse_workload(path: str) -> Dict[str, float]:
                 out[key] = after[key] - before.get(key, 0)
         if c + '.slabs' in after:
             out[c + '.rest_slabs'] = after[c + '.slabs']
+        fap = out.get(c + '.free_add_partial')
+        if fap is not None:
+            out[c + '.park_ratio'] = 100.0 * out.get(
+                c + '.park_slab', 0) / fap if fap else 0.0
     return out
 
 

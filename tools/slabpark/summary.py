@@ -33,6 +33,10 @@ MODULE_ROWS = (
     ('slabs at rest', 'rest_slabs'),
     ('ops/s', 'ops_per_sec'),
 )
+WORKLOAD_ROWS = (('ops/s', 'ops_per_sec'),) + tuple(
+    (c.split('_')[0] + ' ' + label, c + '.' + k) for c in R.WORKLOAD_CACHES
+    for label, k in (('park ratio', 'park_ratio'), ('slabs peak', 'peak_slabs'),
+                     ('slabs rest', 'rest_slabs')))
 MIN_PARTIAL_ROWS = (('ops/s', 'ops_per_sec'), ('slabs at peak', 'peak'),
                     ('slabs at rest', 'rest'), ('parked max', 'parked_max'))
 # rows given up first when the summary would pass MAX_LINES
@@ -85,22 +89,6 @@ def module_data(runs: Sequence[R.Run]) -> Data:
            if r.kind.get('duration_ms') == 'const'}
     return data(runs, MODULE_ROWS, duration_ms=next(iter(dur))
                 if len(dur) == 1 else None, floor=REC.ops_floor(runs))
-
-
-def workload_data(runs: Sequence[R.Run]) -> Data:
-    rows = [('ops/s', 'ops_per_sec')]
-    for c in R.WORKLOAD_CACHES:
-        for r in runs:
-            a, b = (r.metrics.get(c + k) for k in ('.park_slab',
-                                                   '.free_add_partial'))
-            if b is not None:
-                r.metrics[c + '.park_ratio'] = 100.0 * (a or 0) / b if b \
-                    else 0.0
-        short = c.split('_')[0]
-        rows += [(short + ' park ratio', c + '.park_ratio'),
-                 (short + ' slabs peak', c + '.peak_slabs'),
-                 (short + ' slabs rest', c + '.rest_slabs')]
-    return data(runs, rows)
 
 
 def min_partial_ref(gs: List[str]) -> str:
@@ -237,7 +225,7 @@ def summary(results: str) -> List[str]:
         return summary_lines(results, module_data(runs))
     runs = R.workload_runs(results)
     if runs:
-        return summary_lines(results, workload_data(runs))
+        return summary_lines(results, data(runs, WORKLOAD_ROWS))
     runs = R.min_partial_runs(results)
     if runs:
         return summary_lines(results, data(runs, MIN_PARTIAL_ROWS,
