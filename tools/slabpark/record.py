@@ -61,8 +61,9 @@ def reference(gs: Sequence[str]) -> str:
 
 
 def fmt_value(key: str, x: float) -> str:
-    """one number as both reports print it"""
-    if key in PERCENT:
+    """one number as both reports print it (a workload's
+    <cache>.park_ratio as park_ratio)"""
+    if key.split('.')[-1] in PERCENT:
         return '%.0f%%' % x if abs(x) >= 10 or x == 0 else '%.1f%%' % x
     if key == 'barn_put_fail_per_flush':
         return '%.2f' % x

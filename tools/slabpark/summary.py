@@ -12,7 +12,7 @@ scale".  report.txt keeps every number.
 import os
 import textwrap
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import facts as F
 from . import record as REC
@@ -48,18 +48,25 @@ SUMMARY_SKIP_GROUPS = ('park=3',)
 
 @dataclass
 class Data:
-    """the runs of one kind, their rows and groups (reference first)"""
+    """the runs of one kind, their rows, and per scenario its groups,
+    the reference (REF_OF of the groups) first"""
     runs: Sequence[R.Run]
     rows: Rows
-    groups: Dict[str, List[str]]    # scenario -> groups, reference first
+    ref_of: Callable[[List[str]], str] = REC.reference
     duration_ms: Optional[float] = None
     floor: Optional[float] = None   # the noise floor of ops/s, percent
 
-    def get(self, sc: str, g: str, key: str):
-        return self.spreads.get((sc, g, key))
-
     def __post_init__(self):
         self.spreads = R.spreads(self.runs, [k for _, k in self.rows])
+        self.groups: Dict[str, List[str]] = {}
+        for sc in R.scenarios(self.runs):
+            gs = [g for g in R.groups(self.runs, sc)
+                  if g not in SUMMARY_SKIP_GROUPS]
+            ref = self.ref_of(gs)
+            self.groups[sc] = [ref] + [g for g in gs if g != ref]
+
+    def get(self, sc: str, g: str, key: str):
+        return self.spreads.get((sc, g, key))
 
     @property
     def nruns(self) -> int:
@@ -74,20 +81,10 @@ class Data:
             'the first column'
 
 
-def data(runs: Sequence[R.Run], rows: Rows, ref_of=REC.reference,
-         **kw) -> Data:
-    groups = {}
-    for sc in R.scenarios(runs):
-        gs = [g for g in R.groups(runs, sc) if g not in SUMMARY_SKIP_GROUPS]
-        ref = ref_of(gs)
-        groups[sc] = [ref] + [g for g in gs if g != ref]
-    return Data(runs, rows, groups, **kw)
-
-
 def module_data(runs: Sequence[R.Run]) -> Data:
     dur = {r.metrics['duration_ms'] for r in runs
            if r.kind.get('duration_ms') == 'const'}
-    return data(runs, MODULE_ROWS, duration_ms=next(iter(dur))
+    return Data(runs, MODULE_ROWS, duration_ms=next(iter(dur))
                 if len(dur) == 1 else None, floor=REC.ops_floor(runs))
 
 
@@ -97,14 +94,9 @@ def min_partial_ref(gs: List[str]) -> str:
                key=lambda g: float(g.split('mp=')[-1]))
 
 
-def _fkey(key: str) -> str:
-    """the key fmt_value formats KEY as (a workload's park ratio too)"""
-    return 'park_ratio' if key.endswith('park_ratio') else key
-
-
 def fmt(key: str, s) -> str:
     """the median, as report.txt prints it"""
-    return '-' if s is None else REC.fmt_value(_fkey(key), s.med)
+    return '-' if s is None else REC.fmt_value(key, s.med)
 
 
 def group_name(g: str) -> str:
@@ -128,7 +120,7 @@ def block_lines(d: Data, sc: str, rows: Rows) -> List[str]:
             rs = d.get(sc, ref, k)
             out.append((('  ' + lab).ljust(LABEL_W) + fmt(k, rs).rjust(REF_W)
                         + ''.join(('%s %s' % (fmt(k, s), REC.verdict(
-                            rs, s, _fkey(k), d.floor))).rjust(CELL_W)
+                            rs, s, k, d.floor))).rjust(CELL_W)
                             for s in (d.get(sc, g, k) for g in chunk))
                         ).rstrip())
     return out
@@ -143,11 +135,11 @@ def conclusion(d: Data, rows: Rows) -> str:
             hits = []
             for g in others:
                 s = d.get(sc, g, k)
-                v = REC.verdict(rs, s, _fkey(k), d.floor)
+                v = REC.verdict(rs, s, k, d.floor)
                 judged += v != 'noise unknown'
                 if v != 'beyond noise':
                     continue
-                if k.endswith('park_ratio') or k in REC.PERCENT or \
+                if k.split('.')[-1] in REC.PERCENT or \
                         rs is None or rs.med == 0:
                     hits.append('%s %s' % (g, fmt(k, s)))
                 else:
@@ -225,10 +217,10 @@ def summary(results: str) -> List[str]:
         return summary_lines(results, module_data(runs))
     runs = R.workload_runs(results)
     if runs:
-        return summary_lines(results, data(runs, WORKLOAD_ROWS))
+        return summary_lines(results, Data(runs, WORKLOAD_ROWS))
     runs = R.min_partial_runs(results)
     if runs:
-        return summary_lines(results, data(runs, MIN_PARTIAL_ROWS,
+        return summary_lines(results, Data(runs, MIN_PARTIAL_ROWS,
                                            min_partial_ref))
     raise FileNotFoundError(
         '%s: no runs (guest/files, host/ or boot<NN>-<kernel>/files)'
