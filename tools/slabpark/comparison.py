@@ -49,22 +49,14 @@ SWEEP = re.compile(r'(.*)-sc(\d+)')
 Runs = Sequence[R.Run]
 
 
-def _raw(r: R.Run, key: str) -> Optional[float]:
-    """a number of the run's .results, or churn per million allocations"""
-    if key == 'churn_per_m':
-        churn, allocs = _raw(r, 'slab_churn'), _raw(r, 'allocs')
-        return churn * 1e6 / allocs if churn is not None and allocs else None
-    return R.num(r.raw.get(key))
-
-
 def _modes(runs: Runs) -> List[str]:
     present = {r.mode for r in runs}
     return [m for m in MODE_ORDER if m in present]
 
 
 def _vals(runs: Runs, p: str, m: str, key: str) -> List[float]:
-    return [v for r in runs if r.scenario == p and r.mode == m
-            for v in (_raw(r, key),) if v is not None]
+    return [r.metrics[key] for r in runs
+            if r.scenario == p and r.mode == m and key in r.metrics]
 
 
 def write_summary_csv(path: str, runs: Runs) -> None:

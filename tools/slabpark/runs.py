@@ -213,7 +213,8 @@ def add_lockstat(r: Run, path: str) -> None:
 
 
 def derive(r: Run) -> None:
-    """slabstat's derived rows of the run, and its waits in __slab_free()"""
+    """slabstat's derived rows of the run, its waits in __slab_free(), its
+    slab churn per million allocations"""
     m, d = r.metrics, {}
     for i, row in enumerate(slabstat.DERIVED):
         st, v = slabstat.derive(i, m.get)
@@ -226,6 +227,8 @@ def derive(r: Run) -> None:
         d['waits_slab_free'] = m['waits___slab_free']
     elif all(r.kind.get(k) == 'counter' for k in waits):
         d['waits_slab_free'] = sum(m[k] for k in waits)
+    if 'slab_churn' in m and m.get('allocs'):
+        d['churn_per_m'] = m['slab_churn'] * 1e6 / m['allocs']
     r.add('derived', d)
 
 
