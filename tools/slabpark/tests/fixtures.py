@@ -249,8 +249,10 @@ def _lockstat(dst: str) -> None:
 
 
 def _boots(dst: str) -> None:
-    """BASE=1: three boots of each kernel, local"""
-    for b in range(1, 4):
+    """BASE=1: three boots of each kernel, local; cross only on the
+    patched kernel, park=1 overlapping park=0, park=2 not"""
+    for b, cross in enumerate(((100, 101, 150), (110, 120, 160),
+                               (105, 130, 155)), 1):
         for k, mode, o in (('base', 'base', 1000),) + tuple(
                 ('patched', m, x) for m, x in (('0', 500), ('1', 700))):
             files = os.path.join(dst, 'boot%02d-%s' % (2 * b - (k == 'base'), k),
@@ -258,6 +260,9 @@ def _boots(dst: str) -> None:
             module_run(files, 'local', mode, 1, {
                 'state': 'done', 'ops_per_sec': o + b, 'peak_slabs': 8,
                 'rest_slabs': 5})
+        for m, o in zip('012', cross):
+            module_run(os.path.join(dst, 'boot%02d-patched' % (2 * b), 'files'),
+                       'cross', m, 1, {'ops_per_sec': o})
 
 
 def _workloads(dst: str) -> None:
@@ -290,29 +295,17 @@ def _min_partial(dst: str) -> None:
           'parked_samples\n' + rows)
 
 
-def _marks(dst: str) -> None:
-    """BASE=1's layout, one boot: park=1 overlaps park=0, park=2 does not"""
-    files = os.path.join(dst, 'boot01-patched', 'files')
-    for r, ops in enumerate(((100, 101, 150), (110, 120, 160),
-                             (105, 130, 155)), 1):
-        for m, o in zip('012', ops):
-            module_run(files, 'cross', m, r, {'ops_per_sec': o})
-
-
-ALL = {'0': [100e3, 105e3], '1': [101e3, 104e3], '2': [100e3, 103e3]}
 CASES = {
     'footprint': _footprint,
     'measure': _measure,
     'asked': _asked,
     'lockstat': _lockstat,
-    'sweep': lambda d: synth(d, {'0': [100e3, 110e3], '1': [120e3, 118e3]},
-                             places=('cross-sc60', 'cross-sc120',
-                                     'local-sc60')),
     # the noise floor of a sweep: local at the smallest capacity (by number)
-    'sweep-floor': lambda d: [synth(d, ops, places=p) for ops, p in (
-        ({'0': [100e3, 110e3], '1': [120e3, 90e3]},
-         ('local-sc60', 'local-sc120')),
+    'sweep': lambda d: [synth(d, ops, places=p) for ops, p in (
+        ({'0': [100e3, 110e3], '1': [120e3, 118e3]},
+         ('cross-sc60', 'cross-sc120', 'local-sc60')),
         ({'0': [300e3, 310e3]}, ('local-sc8',)))],
+    # one run a mode: nothing claimed
     'no-local': lambda d: synth(d, {'0': [100e3], '1': [120e3]},
                                 places=('cross',)),
     'no-meta': lambda d: os.remove(os.path.join(synth(
@@ -331,23 +324,21 @@ CASES = {
     # ops/s apart by range, not by more than local's spread
     'ops-floor': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3],
                                      '2': [40e3, 45e3]}),
-    'one-run': lambda d: synth(d, {'0': [100e3], '1': [150e3], '2': [160e3]}),
     'one-mode': lambda d: synth(d, {'base': [100e3, 105e3]}),
-    'lockstat-rows': lambda d: synth(d, ALL, lockstat=True),
-    'measure-waits': lambda d: synth(d, ALL, measure=True),
-    'host': lambda d: synth(d, ALL, host=True),
+    'measure-waits': lambda d: synth(d, {'0': [100e3, 105e3], '1': [101e3, 104e3],
+                                         '2': [100e3, 103e3]}, measure=True),
     # a sheaf sweep's 8 placements: rows, then placements given up
     'many': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3]},
                             places=['%s-sc%d' % (p, c) for p in ('cross', 'local')
                                     for c in (60, 120, 240, 480)], lockstat=True),
+    # a host, park=0-3, lock_stat and the measurement counters
     'every-mode': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3],
                                       '2': [101e3, 104e3], '3': [99e3, 102e3]},
                                   places=('cross', 'local', 'balanced'),
-                                  lockstat=True, measure=True),
+                                  lockstat=True, measure=True, host=True),
     'boots': _boots,
     'workloads': _workloads,
     'min-partial': _min_partial,
-    'marks': _marks,
 }
 
 
@@ -385,7 +376,7 @@ def outputs(case: str, dst: str) -> Dict[str, str]:
 # what tests/data/outputs/ keeps of a case (report.txt and summary.txt
 # where not named here)
 KEEP = dict([(c, ('summary.txt',)) for c in (
-    'beyond', 'within', 'one-run', 'one-mode', 'measure-waits', 'many')] + [
+    'beyond', 'within', 'one-mode', 'measure-waits', 'many')] + [
     ('footprint', ('report.txt', 'summary.txt', 'summary.csv', 'plot.in')),
     ('plot-modes', ('report.txt', 'plot.in'))] + [
     (c, ('report.txt', 'summary.txt', 'summary-%s.csv' % n)) for c, n in (
