@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections import Counter
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import facts as F
@@ -138,22 +139,20 @@ def measure(runs: Runs, results: str) -> List[str]:
                 'MEASURE=1 boots the kernel that has them)'] \
             if asked(results, 'MEASURE') else []
     modes, places = _modes(runs), R.scenarios(runs)
-    rows = [(p, m, [r.of('counter') for r in runs
+    # a run's counters, 0 for those it lacks
+    rows = [(p, m, [Counter(r.of('counter')) for r in runs
                     if r.scenario == p and r.mode == m])
             for p in places for m in modes]
-
-    def c(cs: Dict[str, float], k: str) -> float:
-        return cs.get(k, 0)
 
     out = ['', '== free objects of a slab when it was unparked: share of '
            'the unparked slabs (all runs of a mode)',
            '%-10s %-9s %10s' % ('placement', 'park', 'unparked') +
            ''.join(' %7s' % b for _, b in BUCKETS)]
     for p, m, cs in rows:
-        unparked = sum(c(x, 'unpark_slab') for x in cs)
+        unparked = sum(x['unpark_slab'] for x in cs)
         if unparked:
             out.append('%-10s %-9s %10d' % (p, WORD[m], unparked) + ''.join(
-                ' %6.1f%%' % (100 * sum(c(x, 'unpark_free_' + b)
+                ' %6.1f%%' % (100 * sum(x['unpark_free_' + b]
                                         for x in cs) / unparked)
                 for b, _ in BUCKETS))
     out += ['', '== refill scan length: walks of the partial list, partial '
@@ -167,11 +166,11 @@ def measure(runs: Runs, results: str) -> List[str]:
                           'visited/walk', 'listed/walk'))
         n = 'partial_scan_' + walk
         for p, m, cs in rows:
-            per = [x for x in cs if c(x, n) > 0]
-            out.append(fmt % (p, WORD[m], fmt_range(c(x, n) for x in cs),
-                              fmt_range((c(x, n + '_slabs') / c(x, n)
+            per = [x for x in cs if x[n] > 0]
+            out.append(fmt % (p, WORD[m], fmt_range(x[n] for x in cs),
+                              fmt_range((x[n + '_slabs'] / x[n]
                                          for x in per), 2),
-                              fmt_range((c(x, n + '_listed') / c(x, n)
+                              fmt_range((x[n + '_listed'] / x[n]
                                          for x in per), 2)))
     out += ['', '== list_lock in __slab_free() by transition: acquisitions,'
             ' and of them those that waited,',
@@ -180,8 +179,8 @@ def measure(runs: Runs, results: str) -> List[str]:
         out += ['-- ' + label, '%-10s %-9s %-27s %s' % (
             'placement', 'park', 'acquisitions', 'waited')]
         out += ['%-10s %-9s %-27s %s' % (
-            p, WORD[m], fmt_range(c(x, 'free_lock_' + t) for x in cs),
-            fmt_range(c(x, 'free_wait_' + t) for x in cs))
+            p, WORD[m], fmt_range(x['free_lock_' + t] for x in cs),
+            fmt_range(x['free_wait_' + t] for x in cs))
             for p, m, cs in rows]
     return out
 
