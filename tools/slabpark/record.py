@@ -210,11 +210,13 @@ def scenario_table(runs, sc: str, floor: Optional[float] = None) -> List[str]:
             if all(c is None for c in cells):
                 continue
             rs = cells[gs.index(ref)]
-            body.append((('  ' + label)[:LABEL_W - 1].ljust(LABEL_W) + ''.join(
-                (fmt_spread(c, lambda x: fmt_value(key, x)) +
-                 ('*' if g != ref and verdict(rs, c, key, floor) ==
-                  'beyond noise' else ' ')).rjust(CELL_W)
-                for g, c in zip(gs, cells))).rstrip())
+            line = ('  ' + label)[:LABEL_W - 1].ljust(LABEL_W)
+            for g, c in zip(gs, cells):
+                mark = '*' if g != ref and verdict(rs, c, key, floor) == \
+                    'beyond noise' else ' '
+                cell = fmt_spread(c, lambda x: fmt_value(key, x))
+                line += (cell + mark).rjust(CELL_W)
+            body.append(line.rstrip())
         if body:
             lines.extend([title] + body)
 

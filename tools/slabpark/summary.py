@@ -118,11 +118,12 @@ def block_lines(d: Data, sc: str, rows: Rows) -> List[str]:
                     ).rstrip())
         for lab, k in present:
             rs = d.get(sc, ref, k)
-            out.append((('  ' + lab).ljust(LABEL_W) + fmt(k, rs).rjust(REF_W)
-                        + ''.join(('%s %s' % (fmt(k, s), REC.verdict(
-                            rs, s, k, d.floor))).rjust(CELL_W)
-                            for s in (d.get(sc, g, k) for g in chunk))
-                        ).rstrip())
+            line = ('  ' + lab).ljust(LABEL_W) + fmt(k, rs).rjust(REF_W)
+            for g in chunk:
+                s = d.get(sc, g, k)
+                cell = '%s %s' % (fmt(k, s), REC.verdict(rs, s, k, d.floor))
+                line += cell.rjust(CELL_W)
+            out.append(line.rstrip())
     return out
 
 
