@@ -300,16 +300,12 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
             '(min-max)']
     site_rows = []
     for k in keys:
-        fns: Dict[Tuple[str, str], List[float]] = {}
-        for _, sites in ex[k]:
-            per: Dict[Tuple[str, str], float] = {}
+        per = [Counter() for _ in ex[k]]     # (kind, function) -> count
+        for c, (_, sites) in zip(per, ex[k]):
             for kind, n, fn in sites:
-                per[kind, fn] = per.get((kind, fn), 0) + n
-            for s, n in per.items():
-                fns.setdefault(s, []).append(n)
-        for (kind, fn), v in fns.items():
-            # a run without the site counts 0
-            v = v + [0.0] * (len(ex[k]) - len(v))
+                c[kind, fn] += n
+        for kind, fn in {s for c in per for s in c}:
+            v = [c[kind, fn] for c in per]   # a run without the site: 0
             site_rows.append(((R.scenario_key(k[0]), _mode_key(k[1]),
                                kind != 'waiter', -rnd(median(v)), fn),
                               '%-9s %-6s %-7s %-32s %s' % (

@@ -29,20 +29,20 @@ from . import slabstat
 from .stats import Spread
 
 CACHE = 'nfs_page_test'
-# the kind of a module run's .results key: its settings are constants,
-# run and error say nothing about its outcome (None), the footprint lines
-# of guest-compare.sh are gauges; the rest are 'result'
-RESULT_KIND = dict(
-    [(k, 'const') for k in (
-        'alloc_node', 'free_node', 'alloc_threads', 'free_threads',
-        'threads_per_cpu', 'inflight', 'batch', 'duration_ms', 'shrink_ms',
-        'free_burst', 'cache_object_size')] +
-    [(k, None) for k in ('run', 'error')] +
-    [(k, 'latency') for k in ('free_lat_p50_ns', 'free_lat_p99_ns',
-                              'alloc_lat_p50_ns', 'alloc_lat_p99_ns')] +
-    [(k, 'gauge') for k in ('shrunk_slabs', 'peak_slabs', 'rest_slabs',
-                            'rest_partial')])
-LATENCY = tuple(k for k, t in RESULT_KIND.items() if t == 'latency')
+LATENCY = ('free_lat_p50_ns', 'free_lat_p99_ns', 'alloc_lat_p50_ns',
+           'alloc_lat_p99_ns')
+# the kind of a module run's .results key where it is not 'result': its
+# settings are constants, the footprint lines of guest-compare.sh gauges,
+# run and error say nothing about its outcome (None)
+RESULT_KIND = {
+    **dict.fromkeys(('alloc_node', 'free_node', 'alloc_threads',
+                     'free_threads', 'threads_per_cpu', 'inflight', 'batch',
+                     'duration_ms', 'shrink_ms', 'free_burst',
+                     'cache_object_size'), 'const'),
+    **dict.fromkeys(LATENCY, 'latency'),
+    **dict.fromkeys(('shrunk_slabs', 'peak_slabs', 'rest_slabs',
+                     'rest_partial'), 'gauge'),
+    **dict.fromkeys(('run', 'error'), None)}
 # the call sites of &n->list_lock whose waits a report shows
 LOCKSTAT_SITES = ('__slab_free', '__refill_objects_node',
                   'get_from_partial_node', 'alloc_from_new_slab')
