@@ -225,7 +225,7 @@ def _asked(dst: str) -> None:
 
 def _lockstat(dst: str) -> None:
     """excerpts of two park=0 runs (whose delta documents are missing),
-    one of park=1 and park=2 each"""
+    one of park=1, park=2 and park=3 each"""
     files = os.path.join(dst, 'guest', 'files')
     for m, r, nums, sites in (
             ('0', 1, (5002, 1000004, '25100.50', '5.02', '7000.25'), (
@@ -237,11 +237,18 @@ def _lockstat(dst: str) -> None:
             ('2', 1, (2, 900000, '1.00', '0.50', '0.70'),
              ('contention_point: 2 get_partial_node_bulk+0x50/0x200',)),
             ('1', 1, (2500, 1000000, '10.00', '1.00', '2.00'),
-             ('contention_point: 2000 __slab_free+0x1a0/0x3c0',))):
+             ('contention_point: 2000 __slab_free+0x1a0/0x3c0',)),
+            # the 4 points lock_stat keeps, __slab_free twice
+            ('3', 1, (9000, 1000000, '50.00', '2.00', '9.00'), (
+                'contention_point: 4000 __slab_free+0x1a0/0x3c0',
+                'contention_point: 500 __slab_free+0x20/0x3c0',
+                'contention_point: 300 get_partial_node_bulk+0x50/0x200',
+                'contention_point: 200 __refill_objects_node+0xad/0x860',
+                'contending_point: 100 refill_sheaf+0x10/0x90'))):
         lock_excerpt(files, 'cross', m, r, 'class: &n->list_lock', *[
             '%s: %s' % kv for kv in zip(runs.LOCK_KEYS, nums)], *sites)
     for m, r, parks in (('0', 1, None), ('0', 2, None), ('1', 1, 40),
-                        ('2', 1, 900)):
+                        ('2', 1, 900), ('3', 1, 50)):
         doc = module_run(files, 'cross', m, r, {'ops_per_sec': 1},
                          {'park_slab': parks or 0})
         if parks is None:
