@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections import Counter
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import facts as F
@@ -29,8 +30,8 @@ from . import runs as R
 from . import slabstat
 from .stats import fmt_range, median, quantile, rnd
 
-WORD = dict(REC.PARK_MODES)
-MODE_ORDER = [m for m, _ in REC.PARK_MODES]
+WORD = REC.WORD
+MODE_ORDER = list(WORD)
 # summary.csv's columns after placement, mode, round (the .results keys)
 CSV_KEYS = ('ops_per_sec', 'threads_per_cpu', 'alloc_threads',
             'free_threads', 'remote_free_pct', 'free_lat_p50_ns',
@@ -46,15 +47,7 @@ BUCKETS = (('1', '1'), ('2_3', '2-3'), ('4_7', '4-7'), ('8_15', '8-15'),
 PLOT_COUNTERS = ('park_slab', 'free_add_partial', 'alloc_slab', 'free_slab')
 SWEEP = re.compile(r'(.*)-sc(\d+)')
 
-Runs = Sequence[REC.FullRun]
-
-
-def _raw(r: REC.FullRun, key: str) -> Optional[float]:
-    """a number of the run's .results, or churn per million allocations"""
-    if key == 'churn_per_m':
-        churn, allocs = _raw(r, 'slab_churn'), _raw(r, 'allocs')
-        return churn * 1e6 / allocs if churn is not None and allocs else None
-    return R._num(r.raw.get(key))
+Runs = Sequence[R.Run]
 
 
 def _modes(runs: Runs) -> List[str]:
@@ -63,8 +56,8 @@ def _modes(runs: Runs) -> List[str]:
 
 
 def _vals(runs: Runs, p: str, m: str, key: str) -> List[float]:
-    return [v for r in runs if r.scenario == p and r.mode == m
-            for v in (_raw(r, key),) if v is not None]
+    return [r.metrics[key] for r in runs
+            if r.scenario == p and r.mode == m and key in r.metrics]
 
 
 def write_summary_csv(path: str, runs: Runs) -> None:
@@ -80,7 +73,7 @@ def noise_floor(runs: Runs, shape: str) -> List[str]:
     v = sorted(REC.local_ops(runs))
     if not v:
         return ['== noise floor: no local placement in this run '
-                '(placements: %s): unknown' % ' '.join(REC.scenarios(runs))]
+                '(placements: %s): unknown' % ' '.join(R.scenarios(runs))]
     med, spread = median(v), REC.ops_floor(runs) or 0
     return ['== noise floor%s:' % (' (%s)' % shape if shape else ''),
             '   the local placement, which parks nothing, gave %.2f-%.2f M '
@@ -93,7 +86,7 @@ def noise_floor(runs: Runs, shape: str) -> List[str]:
 def placements(runs: Runs, csv_path: str) -> List[str]:
     """ops/s at equal threads per CPU, the cross/local ratio, the
     footprint"""
-    modes, places = _modes(runs), REC.scenarios(runs)
+    modes, places = _modes(runs), R.scenarios(runs)
     col = [REC.MODE_SHORT[R.group_of('park' + m)] for m in modes]
     out = ['', '== placements at equal threads per CPU (median ops/s of the '
            'runs; threads_per_cpu shown)',
@@ -141,27 +134,25 @@ def asked(results: str, knob: str) -> bool:
 def measure(runs: Runs, results: str) -> List[str]:
     """the measurement kernel's counters (MEASURE=1); [] without them,
     a line saying so where MEASURE=1 was asked for"""
-    if not any('partial_scan_bulk' in r.counters for r in runs):
+    if not any('partial_scan_bulk' in r.of('counter') for r in runs):
         return ['', '== measurement counters: none in these runs (make run '
                 'MEASURE=1 boots the kernel that has them)'] \
             if asked(results, 'MEASURE') else []
-    modes, places = _modes(runs), REC.scenarios(runs)
-    rows = [(p, m, [r.counters for r in runs
+    modes, places = _modes(runs), R.scenarios(runs)
+    # a run's counters, 0 for those it lacks
+    rows = [(p, m, [Counter(r.of('counter')) for r in runs
                     if r.scenario == p and r.mode == m])
             for p in places for m in modes]
-
-    def c(cs: Dict[str, float], k: str) -> float:
-        return cs.get(k, 0)
 
     out = ['', '== free objects of a slab when it was unparked: share of '
            'the unparked slabs (all runs of a mode)',
            '%-10s %-9s %10s' % ('placement', 'park', 'unparked') +
            ''.join(' %7s' % b for _, b in BUCKETS)]
     for p, m, cs in rows:
-        unparked = sum(c(x, 'unpark_slab') for x in cs)
+        unparked = sum(x['unpark_slab'] for x in cs)
         if unparked:
             out.append('%-10s %-9s %10d' % (p, WORD[m], unparked) + ''.join(
-                ' %6.1f%%' % (100 * sum(c(x, 'unpark_free_' + b)
+                ' %6.1f%%' % (100 * sum(x['unpark_free_' + b]
                                         for x in cs) / unparked)
                 for b, _ in BUCKETS))
     out += ['', '== refill scan length: walks of the partial list, partial '
@@ -175,21 +166,21 @@ def measure(runs: Runs, results: str) -> List[str]:
                           'visited/walk', 'listed/walk'))
         n = 'partial_scan_' + walk
         for p, m, cs in rows:
-            per = [x for x in cs if c(x, n) > 0]
-            out.append(fmt % (p, WORD[m], fmt_range(c(x, n) for x in cs),
-                              fmt_range((c(x, n + '_slabs') / c(x, n)
+            per = [x for x in cs if x[n] > 0]
+            out.append(fmt % (p, WORD[m], fmt_range(x[n] for x in cs),
+                              fmt_range((x[n + '_slabs'] / x[n]
                                          for x in per), 2),
-                              fmt_range((c(x, n + '_listed') / c(x, n)
+                              fmt_range((x[n + '_listed'] / x[n]
                                          for x in per), 2)))
     out += ['', '== list_lock in __slab_free() by transition: acquisitions,'
             ' and of them those that waited,',
             '   median (min-max) of the runs, a table per transition']
-    for t, label in REC.TRANSITIONS:
+    for t, label in R.TRANSITIONS:
         out += ['-- ' + label, '%-10s %-9s %-27s %s' % (
             'placement', 'park', 'acquisitions', 'waited')]
         out += ['%-10s %-9s %-27s %s' % (
-            p, WORD[m], fmt_range(c(x, 'free_lock_' + t) for x in cs),
-            fmt_range(c(x, 'free_wait_' + t) for x in cs))
+            p, WORD[m], fmt_range(x['free_lock_' + t] for x in cs),
+            fmt_range(x['free_wait_' + t] for x in cs))
             for p, m, cs in rows]
     return out
 
@@ -205,7 +196,7 @@ def _compare_csv(results: str, p: str) -> Tuple[List[str], Dict]:
 
 def sweep(runs: Runs, results: str) -> List[str]:
     """the sheaf capacity sweep (SWEEP=sheaf); [] without one"""
-    groups = sorted(((m.group(1), int(m.group(2)), p) for p in REC.scenarios(runs)
+    groups = sorted(((m.group(1), int(m.group(2)), p) for p in R.scenarios(runs)
                      for m in (SWEEP.fullmatch(p),) if m),
                     key=lambda g: (R.scenario_key(g[0]), g[1]))
     if not groups:
@@ -253,72 +244,54 @@ def _mode_key(m: str) -> int:
 def lockstat(runs: Runs, data: str, results: str) -> List[str]:
     """the &n->list_lock tables (LOCKSTAT=1); [] without excerpts, a line
     saying so where LOCKSTAT=1 was asked for"""
-    top = os.path.join(data, 'lockstat')
-    parks = {(r.scenario, r.mode, r.round): r.counters.get('park_slab', 0)
-             for r in runs}
     ex: Dict[Tuple[str, str], List] = {}
-    for name in sorted(os.listdir(top)) if os.path.isdir(top) else []:
-        m = re.fullmatch(r'(.+?)-park([^-]+)-(\d+)\.txt', name)
-        if m:
-            path = os.path.join(top, name)
-            kv, sites = R.read_lockstat(path)
-            v = {k: R.number(path, kv.get(k) or '0') for k in (
-                'contentions', 'acquisitions', 'waittime_total_us',
-                'waittime_avg_us', 'waittime_max_us')}
-            ex.setdefault(m.group(1, 2), []).append(
-                (v, sites,
-                 parks.get((m.group(1), m.group(2), int(m.group(3))), 0)))
+    for r in runs:
+        if r.lock is not None:
+            v = dict(r.lock, parks=r.metrics.get('park_slab', 0), waits=sum(
+                n for kind, n, fn in r.sites
+                if kind == 'waiter' and fn == '__slab_free'))
+            v['share'] = 100 * v['contentions'] / v['acquisitions'] \
+                if v['acquisitions'] > 0 else 0
+            ex.setdefault((r.scenario, r.mode), []).append((v, r.sites))
     if not ex:
-        return ['', '== &n->list_lock: no lock_stat excerpts in %s' % top] \
+        return ['', '== &n->list_lock: no lock_stat excerpts in %s' %
+                os.path.join(data, 'lockstat')] \
             if asked(results, 'LOCKSTAT') else []
     keys = sorted(ex, key=lambda k: (R.scenario_key(k[0]), _mode_key(k[1])))
 
-    def head(k: Tuple[str, str]) -> str:
-        return '%-9s %-6s %4d  ' % (k[0], WORD.get(k[1], k[1]), len(ex[k]))
+    def row(fmt: str, k: Tuple[str, str], *cols: str) -> str:
+        """K's head, then COLS: 'name' or 'name:decimals' as fmt_range,
+        'vs0 name' against park=0's medians, by their interquartile
+        ranges (beyond spread where they do not overlap)"""
+        def col(k, name):
+            return [v[name] for v, _ in ex[k]]
 
-    def col(k: Tuple[str, str], f) -> List[float]:
-        return [f(*x) for x in ex[k]]
-
-    def share(v, s, p):
-        return 100 * v['contentions'] / v['acquisitions'] \
-            if v['acquisitions'] > 0 else 0
-
-    def cls(name):
-        return lambda v, s, p: v[name]
-
-    def waits(v, s, p):
-        return sum(n for kind, n, fn in s
-                   if kind == 'waiter' and fn == '__slab_free')
-
-    def verdict(a: List[float], z: List[float]) -> str:
-        if quantile(a, .75) < quantile(z, .25) or \
-                quantile(z, .75) < quantile(a, .25):
-            return 'beyond spread'
-        return 'within spread'
-
-    def vs0(k: Tuple[str, str], f) -> str:
-        z = (k[0], '0')
-        if k[1] == '0' or z not in ex:
-            return '-'
-        a, b = col(k, f), col(z, f)
-        d = rnd(median(b)) - rnd(median(a))
-        return '%.0f %s, %s' % (abs(d), 'more' if d < 0 else 'fewer',
-                                verdict(a, b))
+        def cell(c: str) -> str:
+            name, _, d = c.partition(':')
+            if not name.startswith('vs0 '):
+                return fmt_range(col(k, name), int(d or 0))
+            z = (k[0], '0')
+            if k[1] == '0' or z not in ex:
+                return '-'
+            a, b = col(k, name[4:]), col(z, name[4:])
+            diff = rnd(median(b)) - rnd(median(a))
+            q = [quantile(x, f) for x in (a, b) for f in (.25, .75)]
+            return '%.0f %s, %s spread' % (
+                abs(diff), 'more' if diff < 0 else 'fewer', 'beyond'
+                if q[1] < q[2] or q[3] < q[0] else 'within')
+        return '%-9s %-6s %4d  ' % (k[0], WORD.get(k[1], k[1]), len(ex[k])) \
+            + fmt % tuple(cell(c) for c in cols)
 
     out = ['', '== &n->list_lock (CONFIG_LOCK_STAT; all caches\' '
            'list_locks): median (min-max) of the runs',
            'placement park   runs  contentions            acquisitions     '
            '            contended %']
-    out += [head(k) + '%-22s %-28s %s' % (
-        fmt_range(col(k, cls('contentions'))),
-        fmt_range(col(k, cls('acquisitions'))),
-        fmt_range(col(k, share), 2) + '%') for k in keys]
+    out += [row('%-22s %-28s %s%%', k, 'contentions', 'acquisitions',
+                'share:2') for k in keys]
     out.append('placement park   runs  wait total us              avg us     '
                '            max us')
-    out += [head(k) + '%-26s %-22s %s' % (
-        fmt_range(col(k, cls('waittime_total_us'))),
-        fmt_range(col(k, cls('waittime_avg_us')), 1),
-        fmt_range(col(k, cls('waittime_max_us')))) for k in keys]
+    out += [row('%-26s %-22s %s', k, 'waittime_total_us', 'waittime_avg_us:1',
+                'waittime_max_us') for k in keys]
     out += ['', '== &n->list_lock call sites: waiter = contention point '
             '(where a CPU waited),',
             '   holder = contending point (where the CPU it waited for took '
@@ -327,16 +300,12 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
             '(min-max)']
     site_rows = []
     for k in keys:
-        fns: Dict[Tuple[str, str], List[float]] = {}
-        for _, sites, _ in ex[k]:
-            per: Dict[Tuple[str, str], float] = {}
+        per = [Counter() for _ in ex[k]]     # (kind, function) -> count
+        for c, (_, sites) in zip(per, ex[k]):
             for kind, n, fn in sites:
-                per[kind, fn] = per.get((kind, fn), 0) + n
-            for s, n in per.items():
-                fns.setdefault(s, []).append(n)
-        for (kind, fn), v in fns.items():
-            # a run without the site counts 0
-            v = v + [0.0] * (len(ex[k]) - len(v))
+                c[kind, fn] += n
+        for kind, fn in {s for c in per for s in c}:
+            v = [c[kind, fn] for c in per]   # a run without the site: 0
             site_rows.append(((R.scenario_key(k[0]), _mode_key(k[1]),
                                kind != 'waiter', -rnd(median(v)), fn),
                               '%-9s %-6s %-7s %-32s %s' % (
@@ -359,13 +328,10 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
             '   first sites are elsewhere counts 0 waits in __slab_free()',
             'placement park   runs  parks                waits __slab_free   '
             ' vs park=0']
-    out += [head(k) + '%-20s %-20s %s' % (
-        fmt_range(col(k, lambda v, s, p: p)), fmt_range(col(k, waits)),
-        vs0(k, waits)) for k in keys]
+    out += [row('%-20s %-20s %s', k, 'parks', 'waits', 'vs0 waits')
+            for k in keys]
     out.append('placement park   runs  contentions          vs park=0')
-    out += [head(k) + '%-20s %s' % (
-        fmt_range(col(k, cls('contentions'))), vs0(k, cls('contentions')))
-        for k in keys]
+    out += [row('%-20s %s', k, 'contentions', 'vs0 contentions') for k in keys]
     return out
 
 
@@ -381,68 +347,56 @@ def plot(runs: Runs, results: str, title: str) -> bool:
     when gnuplot is missing or fails"""
     if not shutil.which('gnuplot'):
         return False
-    modes, places = _modes(runs), REC.scenarios(runs)
-
-    def mmm(v: List[float]) -> str:
-        return '%g %g %g' % (median(v), min(v), max(v)) if v else \
-            'NaN NaN NaN'
+    modes, places = _modes(runs), R.scenarios(runs)
 
     def stats(*keys: str) -> str:
         """the panel's data, '' (no data) where no run has KEYS"""
-        if not any(_vals(runs, p, m, k) for p in places for m in modes
-                   for k in keys):
-            return ''
-        return ''.join('%s %s\n' % (p if len(keys) == 1 else p + ':' + k,
-                                    ' '.join(mmm(_vals(runs, p, m, k))
-                                             for m in modes))
-                       for p in places for k in keys)
+        vals = {(p, m, k): _vals(runs, p, m, k) for p in places
+                for m in modes for k in keys}
+        return ''.join('%s %s\n' % (p if len(keys) == 1 else p + ':' + k, ' '.join(
+            '%g %g %g' % (median(v), min(v), max(v)) if v else 'NaN NaN NaN'
+            for v in (vals[p, m, k] for m in modes)))
+            for p in places for k in keys) if any(vals.values()) else ''
 
     counters = ''
     for p in places:
         labels, rows = _compare_csv(results, p)
-        for metric in PLOT_COUNTERS:
-            if metric in rows:
-                r = rows[metric]
-                counters += '%s:%s %s\n' % (p, metric, ' '.join(
-                    (r.get(WORD[m] + s, '') if WORD[m] in labels else '')
-                    or 'NaN' for m in modes for s in ('', '_min', '_max')))
-    titles = ' '.join(WORD[m] for m in modes)
+        for metric in (m for m in PLOT_COUNTERS if m in rows):
+            counters += '%s:%s %s\n' % (p, metric, ' '.join(
+                (rows[metric].get(WORD[m] + s, '') if WORD[m] in labels
+                 else '') or 'NaN' for m in modes for s in ('', '_min', '_max')))
+    gp = ('set terminal png size 1400,1000 noenhanced\n'
+          'set output %s\nset multiplot layout 2,2 title %s\n'
+          'set style data histogram\n'
+          'set style histogram errorbars gap 1 lw 1\n'
+          'set style fill solid 0.7 border -1\n'
+          'set key outside top center horizontal\nset bars 2\n' % (
+              _gp_quote(os.path.join(results, 'parking.png')),
+              _gp_quote(title)))
     with tempfile.TemporaryDirectory() as work:
-        def panel(name: str, text: str, ptitle: str, ylabel: str,
-                  log: bool = False) -> str:
+        for name, text, ptitle, ylabel in (
+                ('ops.dat', stats('ops_per_sec'), 'throughput', 'ops/s'),
+                ('slabs.dat', stats('peak_slabs', 'rest_slabs'), 'footprint: '
+                 'slabs at the peak of a run and at rest 1 s after', 'slabs'),
+                ('counters.dat', counters, 'SLUB counters (log axis; a zero '
+                 'median has no bar)', 'count per run (log)'),
+                ('p99.dat', stats('free_lat_p99_ns'), 'free latency p99',
+                 'ns')):
             path = os.path.join(work, name)
             with open(path, 'w') as f:
                 f.write(text)
-            axes = "set logscale y; set yrange [1:*]; set offsets 0, 0, 0, " \
-                "0; set xtics rotate by -40 font ',8'" if log else \
-                "unset logscale y; set yrange [0:*]; set offsets 0, 0, " \
+            gp += "set logscale y; set yrange [1:*]; set offsets 0, 0, 0, 0; " \
+                "set xtics rotate by -40 font ',8'" if name == 'counters.dat' \
+                else "unset logscale y; set yrange [0:*]; set offsets 0, 0, " \
                 "graph 0.08, 0; set xtics rotate by -30 font ',9'"
-            data = ("plot for [k=1:%d] %s using (column(3*k-1)):(column(3*k))"
-                    ":(column(3*k+1)):xtic(1) title word(%s, k)" % (
-                        len(modes), _gp_quote(path), _gp_quote(titles))
-                    if text else "plot 0 title 'no data in this run'")
-            return '%s\nset title %s; set ylabel %s\n%s\n' % (
-                axes, _gp_quote(ptitle), _gp_quote(ylabel), data)
-
-        gp = ('set terminal png size 1400,1000 noenhanced\n'
-              'set output %s\nset multiplot layout 2,2 title %s\n'
-              'set style data histogram\n'
-              'set style histogram errorbars gap 1 lw 1\n'
-              'set style fill solid 0.7 border -1\n'
-              'set key outside top center horizontal\nset bars 2\n' % (
-                  _gp_quote(os.path.join(results, 'parking.png')),
-                  _gp_quote(title)))
-        gp += panel('ops.dat', stats('ops_per_sec'), 'throughput', 'ops/s')
-        gp += panel('slabs.dat', stats('peak_slabs', 'rest_slabs'),
-                    'footprint: slabs at the peak of a run and at rest 1 s '
-                    'after', 'slabs')
-        gp += panel('counters.dat', counters, 'SLUB counters (log axis; a '
-                    'zero median has no bar)', 'count per run (log)', True)
-        gp += panel('p99.dat', stats('free_lat_p99_ns'), 'free latency p99',
-                    'ns')
+            gp += '\nset title %s; set ylabel %s\n%s\n' % (
+                _gp_quote(ptitle), _gp_quote(ylabel), "plot for [k=1:%d] %s "
+                "using (column(3*k-1)):(column(3*k)):(column(3*k+1)):xtic(1) "
+                "title word(%s, k)" % (len(modes), _gp_quote(path), _gp_quote(
+                    ' '.join(WORD[m] for m in modes))) if text
+                else "plot 0 title 'no data in this run'")
         gp += 'unset multiplot\n'
-        rc = subprocess.run(['gnuplot'], input=gp, text=True).returncode
-    return rc == 0
+        return subprocess.run(['gnuplot'], input=gp, text=True).returncode == 0
 
 
 def fold(text: str, width: int = 100) -> List[str]:
@@ -461,23 +415,21 @@ def fold(text: str, width: int = 100) -> List[str]:
 def data_dir(results: str) -> Optional[str]:
     """DATA of a module comparison (RESULTS/host, RESULTS/guest/files),
     None for other results directories"""
-    for d in (os.path.join(results, 'host'),
-              os.path.join(results, 'guest', 'files')):
-        if os.path.isdir(os.path.join(d, 'runs')):
-            return d
-    return None
+    dirs = R.data_dirs(results)
+    return dirs[0][1] if len(dirs) == 1 and not dirs[0][0] and \
+        os.path.isdir(os.path.join(dirs[0][1], 'runs')) else None
 
 
 def report(results: str, data: str) -> List[str]:
     """writes the files beside report.txt but summary.txt; returns
     report.txt's lines"""
-    runs = REC.full_runs(results)
+    runs = R.module_runs(results)
     if not runs:
         raise FileNotFoundError('%s: no module runs in %s/runs' % (
             results, data))
     where = F.read_meta(results).get('where', '')
     shape = where[len('host, '):] if where.startswith('host, ') else where
-    for p in REC.scenarios(runs):
+    for p in R.scenarios(runs):
         groups, labels = [], []
         for m in MODE_ORDER:
             d = os.path.join(data, 'runs', p, 'park' + m)
@@ -490,7 +442,7 @@ def report(results: str, data: str) -> List[str]:
                 f.write(slabstat.compare(groups, labels, fmt))
     csv_path = os.path.join(results, 'summary.csv')
     write_summary_csv(csv_path, runs)
-    out = REC.record(results) + [''] + noise_floor(runs, shape)
+    out = REC.record(results, runs) + [''] + noise_floor(runs, shape)
     out += placements(runs, csv_path) + measure(runs, results) + \
         sweep(runs, results) + lockstat(runs, data, results)
     png = os.path.join(results, 'parking.png')

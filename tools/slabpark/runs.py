@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the guest scripts leave, read into Run records (the module runs:
-slabpark.record.full_runs).
+"""What the guest scripts leave, read into Run records.
 
-Layouts (FILES is a guest's returned /slabpark/out, i.e. guest/files):
+Layouts (FILES: RESULTS/guest/files, a guest's returned /slabpark/out;
+RESULTS/boot<NN>-<kernel>/files, the boots of BASE=1; RESULTS/host, make
+run HOST=1's):
 
 - module runs (tools/guest/guest-compare.sh):
   FILES/runs/<placement>/park<mode>/<round>.results   key: value
@@ -10,29 +11,58 @@ Layouts (FILES is a guest's returned /slabpark/out, i.e. guest/files):
   FILES/lockstat/<placement>-park<mode>-<round>.txt   with LOCKSTAT=1
 - workload runs (tools/guest/guest-workloads.sh):
   FILES/workloads/<workload>-t<tasks>/park<mode>/<round>.txt
-- one boot: RESULTS/guest/files; alternating boots (BASE=1):
-  RESULTS/boot<NN>-<kernel>/files (slabpark.vm.run's out)
+- tools/guest/guest-min-partial.sh's FILES/minpartial.txt
 
 The group of a run is its mode as printed: 'base' (the unpatched kernel,
 mode directory parkbase) or 'park=<mode>'.
 """
 
+import glob
+import json
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from . import facts as F
+from . import slabstat
+from .stats import Spread
+
+CACHE = 'nfs_page_test'
+LATENCY = ('free_lat_p50_ns', 'free_lat_p99_ns', 'alloc_lat_p50_ns',
+           'alloc_lat_p99_ns')
+# the kind of a module run's .results key where it is not 'result': its
+# settings are constants, the footprint lines of guest-compare.sh gauges,
+# run and error say nothing about its outcome (None)
+RESULT_KIND = {
+    **dict.fromkeys(('alloc_node', 'free_node', 'alloc_threads',
+                     'free_threads', 'threads_per_cpu', 'inflight', 'batch',
+                     'duration_ms', 'shrink_ms', 'free_burst',
+                     'cache_object_size'), 'const'),
+    **dict.fromkeys(LATENCY, 'latency'),
+    **dict.fromkeys(('shrunk_slabs', 'peak_slabs', 'rest_slabs',
+                     'rest_partial'), 'gauge'),
+    **dict.fromkeys(('run', 'error'), None)}
 # the call sites of &n->list_lock whose waits a report shows
 LOCKSTAT_SITES = ('__slab_free', '__refill_objects_node',
                   'get_from_partial_node', 'alloc_from_new_slab')
-# the contention points lock_stat keeps per class (LOCKSTAT_POINTS)
+# the contention points lock_stat keeps per class
 LOCKSTAT_POINTS = 4
+# the numbers of a lock_stat excerpt (tools/report/lockstat-report.sh)
+LOCK_KEYS = ('contentions', 'acquisitions', 'waittime_total_us',
+             'waittime_avg_us', 'waittime_max_us')
+# the measurement kernel's transitions in __slab_free() (MEASURE=1)
+TRANSITIONS = (('full_partial', 'full->partial'), ('full_empty', 'full->empty'),
+               ('empty_on', 'partial->empty on list'),
+               ('empty_off', 'partial->empty isolated'))
 SCENARIO_ORDER = ('cross', 'local', 'balanced')
 WORKLOAD_CACHES = ('maple_node', 'vm_area_struct')
 WORKLOAD_COUNTERS = (
     'free_slowpath', 'free_add_partial', 'park_slab', 'alloc_slab',
     'free_slab', 'barn_put_fail', 'sheaf_flush', 'cmpxchg_double_fail',
 )
+
+Site = Tuple[str, float, str]   # 'waiter' or 'holder', count, function
 
 
 @dataclass
@@ -42,6 +72,26 @@ class Run:
     boot: str               # boot directory name, '' for one boot
     round: int
     metrics: Dict[str, float] = field(default_factory=dict)
+    # a module run's: each metric's kind (counter, gauge, const, result,
+    # latency, lockstat, derived), the .results, the kernel, its lock_stat
+    # excerpt's LOCK_KEYS and call sites (None without one)
+    kind: Dict[str, str] = field(default_factory=dict)
+    raw: Dict[str, str] = field(default_factory=dict)
+    kernel: str = ''
+    lock: Optional[Dict[str, float]] = None
+    sites: List[Site] = field(default_factory=list)
+
+    @property
+    def mode(self) -> str:
+        """the mode of its directory park<mode>: '0', ..., 'base'"""
+        return self.group[len('park='):] if self.group != 'base' else 'base'
+
+    def of(self, kind: str) -> Dict[str, float]:
+        return {k: self.metrics[k] for k, t in self.kind.items() if t == kind}
+
+    def add(self, kind: str, values: Dict[str, float]) -> None:
+        self.metrics.update(values)
+        self.kind.update(dict.fromkeys(values, kind))
 
 
 def group_key(g: str) -> Tuple[int, str]:
@@ -58,16 +108,43 @@ def scenario_key(s: str) -> Tuple[int, str, int]:
     if s in SCENARIO_ORDER:
         return (SCENARIO_ORDER.index(s), '', 0)
     m = re.fullmatch(r'(.*?)(\d+)', s)
-    if m:
-        return (len(SCENARIO_ORDER), m.group(1), int(m.group(2)))
-    return (len(SCENARIO_ORDER), s, 0)
+    return (len(SCENARIO_ORDER),) + ((m.group(1), int(m.group(2))) if m
+                                     else (s, 0))
 
 
-def _num(s: Optional[str]) -> Optional[float]:
+def scenarios(runs) -> List[str]:
+    return sorted({r.scenario for r in runs}, key=scenario_key)
+
+
+def groups(runs, sc: Optional[str] = None) -> List[str]:
+    return sorted({r.group for r in runs if sc is None or r.scenario == sc},
+                  key=group_key)
+
+
+def spreads(runs, keys) -> Dict[Tuple[str, str, str], Spread]:
+    """(scenario, group, key) -> the Spread of the runs' values of KEYS"""
+    vals: Dict[Tuple[str, str, str], List[float]] = {}
+    for r in runs:
+        for k in keys:
+            if k in r.metrics:
+                vals.setdefault((r.scenario, r.group, k), []).append(
+                    r.metrics[k])
+    return {k: Spread.of(v) for k, v in vals.items()}
+
+
+def num(s: Optional[str]) -> Optional[float]:
     try:
         return float(s)
     except (TypeError, ValueError):
         return None
+
+
+def number(path: str, text: str) -> float:
+    """TEXT of the file PATH as a number; a ValueError naming PATH"""
+    x = num(text)
+    if x is None:
+        raise ValueError('%s: %r is not a number' % (path, text))
+    return x
 
 
 def group_of(mode_dir: str) -> str:
@@ -75,96 +152,129 @@ def group_of(mode_dir: str) -> str:
     return 'base' if m == 'base' else 'park=' + m
 
 
-def boot_dirs(results: str) -> List[Tuple[str, str]]:
-    """(boot name, files dir) of a results directory, in boot order"""
+def data_dirs(results: str) -> List[Tuple[str, str]]:
+    """(boot name, files dir) in boot order: make run HOST=1's host/, the
+    boots of BASE=1, or the one guest's files"""
+    host = os.path.join(results, 'host')
+    if os.path.isdir(os.path.join(host, 'runs')):
+        return [('', host)]
     boots = sorted(d for d in os.listdir(results)
                    if re.fullmatch(r'boot\d+-[a-z]+', d))
     if boots:
-        return [(b, os.path.join(results, b, 'files'))
-                for b in boots
+        return [(b, os.path.join(results, b, 'files')) for b in boots
                 if os.path.isdir(os.path.join(results, b, 'files'))]
     one = os.path.join(results, 'guest', 'files')
     return [('', one)] if os.path.isdir(one) else []
 
 
-def _rounds(d: str, ext: str) -> List[Tuple[int, str]]:
-    out = []
-    for f in os.listdir(d):
-        m = re.fullmatch(r'(\d+)' + re.escape(ext), f)
-        if m:
-            out.append((int(m.group(1)), os.path.join(d, f)))
-    return sorted(out)
+def run_files(results: str, subdir: str, ext: str):
+    """(boot, files dir, scenario, mode dir, round, path) of every run file
+    FILES/SUBDIR/<scenario>/park<mode>/<round>EXT, in order"""
+    for boot, files in data_dirs(results):
+        found = []
+        for path in glob.glob(os.path.join(glob.escape(files), subdir, '*',
+                                           '*', '*' + ext)):
+            sc, md, f = path.split(os.sep)[-3:]
+            if re.fullmatch(r'\d+' + re.escape(ext), f):
+                found.append((sc, md, int(f[:-len(ext)]), path))
+        for sc, md, r, path in sorted(found):
+            yield boot, files, sc, md, r, path
 
 
-Site = Tuple[str, float, str]
-
-
-def number(path: str, text: str) -> float:
-    """TEXT of the file PATH as a number; a ValueError naming PATH"""
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError('%s: %r is not a number' % (path, text)) from None
-
-
-def read_lockstat(path: str) -> Tuple[Dict[str, str], List[Site]]:
-    """one excerpt of tools/report/lockstat-report.sh report: its 'key:
-    value' lines, and its call sites as (kind, count, function): kind
-    'waiter' for a contention_point, 'holder' for a contending_point"""
+def add_lockstat(r: Run, path: str) -> None:
+    """an excerpt of tools/report/lockstat-report.sh report: its LOCK_KEYS,
+    its call sites ('waiter' for a contention_point, 'holder' for a
+    contending_point), and contentions, wait time and waits per call site
+    as metrics"""
     kv: Dict[str, str] = {}
-    sites = []
     with open(path) as f:
         for line in f:
             k, _, v = line.rstrip('\n').partition(': ')
             kv[k] = v.strip()
             kind = {'contention_point': 'waiter',
                     'contending_point': 'holder'}.get(k)
-            w = v.split()
-            if kind and len(w) >= 2:
-                sites.append((kind, number(path, w[0]),
-                              w[1].split('+0x', 1)[0]))
-    return kv, sites
-
-
-def parse_lockstat(path: str) -> Dict[str, float]:
-    """contentions, wait time and waits per call site of one excerpt"""
-    kv, sites = read_lockstat(path)
-    out: Dict[str, float] = {}
-    for k in ('contentions', 'acquisitions'):
-        if k in kv:
-            out['lock_' + k] = number(path, kv[k])
+            if kind and len(v.split()) >= 2:
+                r.sites.append((kind, number(path, v.split()[0]),
+                                v.split()[1].split('+0x', 1)[0]))
+    r.lock = {k: number(path, kv.get(k) or '0') for k in LOCK_KEYS}
+    m = {'lock_' + k: number(path, kv[k])
+         for k in ('contentions', 'acquisitions') if k in kv}
     if 'waittime_total_us' in kv:
-        out['lock_wait_ms'] = number(path, kv['waittime_total_us']) / 1000
-    points = 0
-    for kind, n, fn in sites:
-        if kind == 'waiter':
-            points += 1
-            out['waits_' + fn] = out.get('waits_' + fn, 0) + n
+        m['lock_wait_ms'] = number(path, kv['waittime_total_us']) / 1000
+    waiters = [(n, fn) for kind, n, fn in r.sites if kind == 'waiter']
+    for n, fn in waiters:
+        m['waits_' + fn] = m.get('waits_' + fn, 0) + n
     # lock_stat keeps 4 contention points: a site not among fewer than 4
     # had no waits, one not among 4 is unknown
-    if points < LOCKSTAT_POINTS:
+    if len(waiters) < LOCKSTAT_POINTS:
         for s in LOCKSTAT_SITES:
-            out.setdefault('waits_' + s, 0.0)
-    return out
+            m.setdefault('waits_' + s, 0.0)
+    r.add('lockstat', m)
 
 
-def run_files(dirs: List[Tuple[str, str]], subdir: str, ext: str):
-    """(boot, files dir, scenario, mode dir, round, path) of every run file
-    FILES/SUBDIR/<scenario>/park<mode>/<round>EXT of DIRS ((boot, FILES)),
-    in order; stray files beside the directories are passed over"""
-    for boot, files in dirs:
-        top = os.path.join(files, subdir)
-        scs = sorted(os.listdir(top)) if os.path.isdir(top) else []
-        for sc in (s for s in scs if os.path.isdir(os.path.join(top, s))):
-            for md in sorted(os.listdir(os.path.join(top, sc))):
-                d = os.path.join(top, sc, md)
-                for r, path in _rounds(d, ext) if os.path.isdir(d) else []:
-                    yield boot, files, sc, md, r, path
+def derive(r: Run) -> None:
+    """slabstat's derived rows of the run, its waits in __slab_free(), its
+    slab churn per million allocations"""
+    m, d = r.metrics, {}
+    for i, row in enumerate(slabstat.DERIVED):
+        st, v = slabstat.derive(i, m.get)
+        if st == slabstat.OK:
+            d[row[0]] = v
+    if r.kind.get('free_add_partial') == 'counter' and 'park_ratio' not in d:
+        d['park_ratio'] = 0.0   # a kernel without parking parks nothing
+    waits = ['free_wait_' + t for t, _ in TRANSITIONS]
+    if 'waits___slab_free' in m:
+        d['waits_slab_free'] = m['waits___slab_free']
+    elif all(r.kind.get(k) == 'counter' for k in waits):
+        d['waits_slab_free'] = sum(m[k] for k in waits)
+    if 'slab_churn' in m and m.get('allocs'):
+        d['churn_per_m'] = m['slab_churn'] * 1e6 / m['allocs']
+    r.add('derived', d)
+
+
+def module_run(boot: str, files: str, sc: str, md: str, rnd: int,
+               path: str) -> Run:
+    r = Run(sc, group_of(md), boot, rnd, raw=F.read_pairs(path))
+    doc_path = path[:-len('.results')] + '.json'
+    res: Dict[str, float] = {}
+    if os.path.exists(doc_path):
+        with open(doc_path) as f:
+            doc = json.load(f)
+        r.kernel = doc.get('kernel', '')
+        caches = doc.get('caches', {})
+        cache = CACHE if CACHE in caches else next(iter(caches), None)
+        for k, m in caches.get(cache, {}).get('metrics', {}).items():
+            if m.get('value') is not None:
+                t = m.get('type')
+                r.add(t if t in ('counter', 'gauge') else 'const',
+                      {k: float(m['value'])})
+        res = {k: float(v) for k, v in doc.get('results', {}).items()
+               if isinstance(v, (int, float))}
+    for k, v in r.raw.items():
+        if num(v) is not None:
+            res.setdefault(k, num(v))
+    for k, v in res.items():
+        if RESULT_KIND.get(k, 'result'):
+            r.add(RESULT_KIND.get(k, 'result'), {k: v})
+    ls = os.path.join(files, 'lockstat', '%s-%s-%d.txt' % (sc, md, rnd))
+    if os.path.exists(ls):
+        add_lockstat(r, ls)
+    derive(r)
+    return r
+
+
+def module_runs(results: str) -> List[Run]:
+    """every module run of RESULTS; first the delta documents of the runs
+    that have only their dumps (slabstat.write_deltas)"""
+    for _, files in data_dirs(results):
+        slabstat.write_deltas(files)
+    return [module_run(*f) for f in run_files(results, 'runs', '.results')]
 
 
 def parse_workload(path: str) -> Dict[str, float]:
-    before: Dict[str, float] = {}
-    after: Dict[str, float] = {}
+    """a workload run's results, its caches' counter deltas, slabs at the
+    peak and at rest, and park ratio"""
+    seen: Dict[str, Dict[str, float]] = {'before': {}, 'after': {}}
     out: Dict[str, float] = {}
     with open(path) as f:
         for line in f:
@@ -173,10 +283,9 @@ def parse_workload(path: str) -> Dict[str, float]:
                 out[w[1]] = float(w[2])
             elif len(w) == 4 and w[0] == 'peak':
                 out['%s.peak_slabs' % w[1]] = float(w[3])
-            elif len(w) == 4 and w[0] in ('before', 'after') and \
-                    _num(w[3]) is not None:
-                (before if w[0] == 'before' else after)[w[1] + '.' + w[2]] = \
-                    float(w[3])
+            elif len(w) == 4 and w[0] in seen and num(w[3]) is not None:
+                seen[w[0]][w[1] + '.' + w[2]] = float(w[3])
+    before, after = seen['before'], seen['after']
     for c in WORKLOAD_CACHES:
         for k in WORKLOAD_COUNTERS:
             key = c + '.' + k
@@ -184,19 +293,24 @@ def parse_workload(path: str) -> Dict[str, float]:
                 out[key] = after[key] - before.get(key, 0)
         if c + '.slabs' in after:
             out[c + '.rest_slabs'] = after[c + '.slabs']
+        fap = out.get(c + '.free_add_partial')
+        if fap is not None:
+            out[c + '.park_ratio'] = 100.0 * out.get(
+                c + '.park_slab', 0) / fap if fap else 0.0
     return out
 
 
 def workload_runs(results: str) -> List[Run]:
     return [Run(sc, group_of(md), boot, r, parse_workload(path))
             for boot, _, sc, md, r, path
-            in run_files(boot_dirs(results), 'workloads', '.txt')]
+            in run_files(results, 'workloads', '.txt')]
 
 
 def min_partial_runs(results: str) -> List[Run]:
-    """rows of tools/guest/guest-min-partial.sh's minpartial.txt"""
+    """rows of minpartial.txt, with the churn per million allocations and
+    the mean of the parked samples"""
     out = []
-    for boot, files in boot_dirs(results):
+    for boot, files in data_dirs(results):
         path = os.path.join(files, 'minpartial.txt')
         if not os.path.exists(path):
             continue
@@ -204,18 +318,22 @@ def min_partial_runs(results: str) -> List[Run]:
         with open(path) as f:
             for line in f:
                 w = line.split()
-                if not w or w[0] == '#':
-                    continue
-                if w[0] == 'round':
+                if w[:1] == ['round']:
                     cols = w
-                    continue
-                if len(w) != len(cols):
-                    raise ValueError('%s: %d fields in a row of %d columns: '
-                                     '%s' % (path, len(w), len(cols),
-                                             line.strip()))
-                row = dict(zip(cols, w))
-                group = 'park=%s mp=%s' % (row['mode'], row['min_partial'])
-                out.append(Run('cross', group, boot, int(row['round']),
-                               {k: float(v) for k, v in row.items()
-                                if k not in ('round', 'mode')}))
+                elif w and w[0] != '#':
+                    if len(w) != len(cols):
+                        raise ValueError(
+                            '%s: %d fields in a row of %d columns: %s' % (
+                                path, len(w), len(cols), line.strip()))
+                    row = dict(zip(cols, w))
+                    m = {k: float(v) for k, v in row.items()
+                         if k not in ('round', 'mode')}
+                    if m.get('allocs'):
+                        m['churn_per_m'] = m.get('churn', 0) * 1e6 / m['allocs']
+                    if m.get('parked_samples'):
+                        m['parked_mean'] = m.get('parked_sum', 0) / \
+                            m['parked_samples']
+                    out.append(Run('cross', 'park=%s mp=%s' % (
+                        row['mode'], row['min_partial']), boot,
+                        int(row['round']), m))
     return out

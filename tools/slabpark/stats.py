@@ -7,15 +7,11 @@ groups differ "beyond noise" only where their ranges do not overlap: with
 """
 
 from dataclasses import dataclass
+from statistics import median
 from typing import Callable, Iterable, Optional
 
-
-def median(values: Iterable[float]) -> float:
-    v = sorted(values)
-    if not v:
-        raise ValueError('median of no values')
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+__all__ = ['median', 'Spread', 'beyond_noise', 'fmt_num', 'fmt_spread',
+           'fmt_range', 'quantile', 'rnd']
 
 
 @dataclass(frozen=True)
@@ -29,46 +25,33 @@ class Spread:
     @classmethod
     def of(cls, values: Iterable[float]) -> Optional['Spread']:
         v = [float(x) for x in values]
-        if not v:
-            return None
-        return cls(len(v), median(v), min(v), max(v))
-
-    def overlaps(self, other: 'Spread') -> bool:
-        return self.lo <= other.hi and other.lo <= self.hi
+        return cls(len(v), median(v), min(v), max(v)) if v else None
 
     def rel_spread_pct(self) -> Optional[float]:
         """(max - min) / median in percent; None for a median of 0"""
-        if self.med == 0:
-            return None
-        return 100.0 * (self.hi - self.lo) / abs(self.med)
+        return 100.0 * (self.hi - self.lo) / abs(self.med) if self.med \
+            else None
 
 
 def beyond_noise(a: Optional[Spread], b: Optional[Spread]) -> bool:
-    """True where both exist, have two runs or more (one run has no
-    range), and their ranges do not overlap"""
+    """True where both have two runs or more (one run has no range) and
+    their ranges do not overlap"""
     return a is not None and b is not None and a.n > 1 and b.n > 1 and \
-        not a.overlaps(b)
+        (a.hi < b.lo or b.hi < a.lo)
 
 
 def fmt_num(x: float) -> str:
     """3 significant digits with k/M/G: 412345 -> '412k'"""
     x = float('%.3g' % x)   # 999.6 -> 1000, 999999 -> 1e6: then 1k, 1M
-    ax = abs(x)
-    for div, suf in ((1e9, 'G'), (1e6, 'M'), (1e3, 'k')):
-        if ax >= div:
-            return _sig(x / div) + suf
-    return _sig(x)
-
-
-def _sig(x: float) -> str:
-    ax = abs(x)
-    if ax == 0:
+    div, suf = next(((d, s) for d, s in ((1e9, 'G'), (1e6, 'M'), (1e3, 'k'))
+                     if abs(x) >= d), (1, ''))
+    x /= div
+    if x == 0:
         return '0'
-    if ax >= 100:
-        return '%.0f' % x
-    if ax >= 10:
-        return ('%.1f' % x).rstrip('0').rstrip('.')
-    return ('%.2f' % x).rstrip('0').rstrip('.')
+    if abs(x) >= 100:
+        return '%.0f' % x + suf
+    return ('%.*f' % (1 if abs(x) >= 10 else 2, x)).rstrip('0').rstrip('.') \
+        + suf
 
 
 def fmt_spread(s: Optional[Spread],
@@ -82,11 +65,8 @@ def fmt_spread(s: Optional[Spread],
 
 
 def quantile(values: Iterable[float], f: float) -> float:
-    """the F-quantile (0, 0.25, 0.5, 0.75, 1) by linear interpolation
-    between the sorted values; the median as median()"""
+    """the F-quantile by linear interpolation between the sorted values"""
     v = sorted(values)
-    if f == 0.5:
-        return median(v)
     x = f * (len(v) - 1)
     i = int(x)
     return v[-1] if i >= len(v) - 1 else v[i] + (x - i) * (v[i + 1] - v[i])
@@ -100,18 +80,9 @@ def rnd(x: float) -> int:
 def fmt_range(values: Iterable[float], decimals: int = 0) -> str:
     """'median (min-max)' with DECIMALS decimals ('n/a' for no values),
     the tables of report.txt after the placement tables"""
-    v = sorted(values)
-    if not v:
-        return 'n/a'
-    m, lo, hi = median(v), v[0], v[-1]
-    if decimals == 0:
-        return '%d (%d-%d)' % (rnd(m), rnd(lo), rnd(hi))
-    return '%.*f (%.*f-%.*f)' % (decimals, m, decimals, lo, decimals, hi)
-
-
-def noise_floor_pct(values: Iterable[float]) -> Optional[float]:
-    """the relative spread, (max - min) / median in percent, of runs that
-    should not differ (the local placement, which parks nothing, over all
-    its modes); None without values or for a median of 0"""
     s = Spread.of(values)
-    return s.rel_spread_pct() if s else None
+    if s is None:
+        return 'n/a'
+    return '%s (%s-%s)' % tuple(
+        '%d' % rnd(x) if decimals == 0 else '%.*f' % (decimals, x)
+        for x in (s.med, s.lo, s.hi))

@@ -1,51 +1,31 @@
 # SPDX-License-Identifier: GPL-2.0
 """Results directories in the layout the guest scripts leave, for the
-tests of slabpark.summary and slabpark.record.
+tests of the reports.
 
 - copy_real(name, dst): one of the trimmed real results directories under
   tests/data/ (see tests/data/README)
 - synth(dst, ...): a module comparison with chosen ops/s and park counts,
-  in the guest layout (RESULTS/guest/files) or HOST=1's (RESULTS/host)
+  in the guest layout (RESULTS/guest/files) or HOST=1's (RESULTS/host);
+  module_run(...): one run of it, lock_excerpt(...): its lock_stat
+- CASES: the results directories whose outputs are kept in
+  tests/data/outputs/<case>/ (outputs(): what python3 -m slabpark report
+  writes; refresh() writes them anew after a change of a format)
 """
 
 import json
 import os
+import re
 import shutil
+import subprocess
+import tempfile
+from contextlib import redirect_stdout
+from io import StringIO
 from typing import Dict, Optional, Sequence
+from unittest import mock
+
+from slabpark import runs
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
-
-GUEST_TOPOLOGY = """cpu_model=QEMU Virtual CPU version 2.5+
-sockets=1
-smt=1
-nodes=0:cpus=0,1:mem=normal:socket=0 1:cpus=2,3:mem=normal:socket=0
-alloc_node=0
-free_node=1
-alloc_cpus=0,1
-free_cpus=2,3
-distance=20
-distance_table=10 20;20 10
-threads=2
-local_threads=1
-local_placement=node 0
-warnings=
-"""
-
-HOST_TOPOLOGY = """cpu_model=Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz
-sockets=2
-smt=2
-nodes=0:cpus=0-31,64-95:mem=normal:socket=0 1:cpus=32-63,96-127:mem=normal:socket=1
-alloc_node=0
-free_node=1
-alloc_cpus=0-31,64-95
-free_cpus=32-63,96-127
-distance=20
-distance_table=10 20;20 10
-threads=64
-local_threads=32
-local_placement=node 0
-warnings=
-"""
 
 
 def write(path: str, text: str) -> None:
@@ -61,34 +41,29 @@ def copy_real(name: str, dst: str) -> str:
     return out
 
 
-def results_text(place: str, rnd: int, ops: float, peak: int,
-                 rest: int) -> str:
-    return ''.join('%s: %s\n' % kv for kv in (
-        ('run', rnd), ('state', 'done'), ('error', 0),
-        ('placement', place), ('alloc_node', 0), ('free_node', 1),
-        ('alloc_threads', 2), ('free_threads', 2), ('threads_per_cpu', 1),
-        ('inflight', 256), ('batch', 16), ('duration_ms', 3000),
-        ('shrink_ms', 0), ('free_burst', 0), ('elapsed_ms', 3001),
-        ('allocs', int(ops * 3)), ('frees', int(ops * 3)),
-        ('ops_per_sec', int(ops)), ('remote_frees', 5),
-        ('remote_free_pct', '99.50'), ('alloc_failures', 0),
-        ('shrinks', 0), ('free_lat_samples', 100),
-        ('free_lat_p50_ns', 512), ('free_lat_p99_ns', 2048),
-        ('free_lat_max_ns', 90000), ('free_lat_hist', '1 2 3'),
-        ('alloc_lat_samples', 100), ('alloc_lat_p50_ns', 256),
-        ('alloc_lat_p99_ns', 4096), ('alloc_lat_max_ns', 80000),
-        ('cache_name', 'nfs_page_test'), ('cache_object_size', 64),
-        ('shrunk_slabs', 10), ('peak_slabs', peak), ('rest_slabs', rest),
-        ('rest_partial', 4), ('slab_churn', 300)))
+def results(place: str, rnd: int, ops: float, peak: int,
+            rest: int) -> Dict[str, object]:
+    """a run's .results as guest-compare.sh writes them"""
+    return dict(
+        run=rnd, state='done', error=0, placement=place, alloc_node=0,
+        free_node=1, alloc_threads=2, free_threads=2, threads_per_cpu=1,
+        inflight=256, batch=16, duration_ms=3000, shrink_ms=0, free_burst=0,
+        elapsed_ms=3001, allocs=int(ops * 3), frees=int(ops * 3),
+        ops_per_sec=int(ops), remote_frees=5, remote_free_pct='99.50',
+        alloc_failures=0, shrinks=0, free_lat_samples=100,
+        free_lat_p50_ns=512, free_lat_p99_ns=2048, free_lat_max_ns=90000,
+        free_lat_hist='1 2 3', alloc_lat_samples=100, alloc_lat_p50_ns=256,
+        alloc_lat_p99_ns=4096, alloc_lat_max_ns=80000,
+        cache_name='nfs_page_test', cache_object_size=64, shrunk_slabs=10,
+        peak_slabs=peak, rest_slabs=rest, rest_partial=4, slab_churn=300)
 
 
-def delta_doc(mode: str, park: float, fap: float = 50000,
-              slow: float = 900000, fast: float = 1000,
-              extra: Optional[Dict[str, float]] = None) -> dict:
+def delta_doc(mode: str, extra: Optional[Dict[str, float]] = None) -> dict:
+    """a delta document of the cache; EXTRA's counters added or changed"""
     mets = {
-        'free_fastpath': ('counter', fast), 'free_slowpath': ('counter', slow),
-        'free_add_partial': ('counter', fap), 'park_slab': ('counter', park),
-        'unpark_slab': ('counter', park), 'alloc_slab': ('counter', 200),
+        'free_fastpath': ('counter', 1000), 'free_slowpath': ('counter', 900000),
+        'free_add_partial': ('counter', 50000), 'park_slab': ('counter', 0),
+        'unpark_slab': ('counter', 0), 'alloc_slab': ('counter', 200),
         'free_slab': ('counter', 100), 'sheaf_flush': ('counter', 6000),
         'barn_put_fail': ('counter', 90), 'order_fallback': ('counter', 0),
         'slabs': ('gauge', 100), 'objects': ('gauge', 5000),
@@ -109,15 +84,16 @@ def delta_doc(mode: str, park: float, fap: float = 50000,
 def synth(dst: str, ops: Dict[str, Sequence[float]],
           places: Sequence[str] = ('cross', 'local'), host: bool = False,
           lockstat: bool = False, park: Optional[Dict[str, float]] = None,
-          measure: bool = False) -> str:
+          measure: bool = False, rest: Optional[int] = None) -> str:
     """a module comparison: OPS maps a mode ('0', '1', '2') to the ops/s
     of its rounds (every placement the same); park_slab per mode from
-    PARK (default 0, 20000, 50000)"""
+    PARK (default 0, 20000, 50000); REST slabs at rest, or by mode"""
     park = park or {'0': 0, '1': 20000, '2': 50000, '3': 50000}
     files = os.path.join(dst, 'host') if host else \
         os.path.join(dst, 'guest', 'files')
-    write(os.path.join(files, 'topology'),
-          HOST_TOPOLOGY if host else GUEST_TOPOLOGY)
+    os.makedirs(files, exist_ok=True)
+    shutil.copy(os.path.join(DATA, 'topology-host' if host
+                             else 'topology-guest'), files + '/topology')
     write(os.path.join(dst, 'meta.txt'),
           'series: RFC PATCH v2\nproject: 0123abc\nwhere: %s\n'
           'host cpu: AMD EPYC 7B13, 2 CPUs, SMT off\n'
@@ -127,30 +103,45 @@ def synth(dst: str, ops: Dict[str, Sequence[float]],
               len(next(iter(ops.values())))))
     for p in places:
         for m, rounds in ops.items():
-            d = os.path.join(files, 'runs', p, 'park' + m)
             mi = int(m) if m.isdigit() else 0
             for r, o in enumerate(rounds, 1):
                 pk = park.get(m, 0) if p != 'local' else 0
-                write(os.path.join(d, '%d.results' % r),
-                      results_text(p, r, o, 400 + r, 100 - 20 * mi + r))
-                extra = None
+                extra = {'park_slab': pk, 'unpark_slab': pk}
                 if measure:
-                    extra = {'free_wait_full_partial': 300 - 100 * mi,
-                             'free_wait_full_empty': 10,
-                             'free_wait_empty_on': 5,
-                             'free_wait_empty_off': 0}
-                write(os.path.join(d, '%d.json' % r),
-                      json.dumps(delta_doc(m, pk, extra=extra)))
+                    extra.update(free_wait_full_partial=300 - 100 * mi,
+                                 free_wait_full_empty=10, free_wait_empty_on=5,
+                                 free_wait_empty_off=0)
+                module_run(files, p, m, r, results(
+                    p, r, o, 400 + r, rest or 100 - 20 * mi + r), extra)
                 if lockstat:
-                    write(os.path.join(files, 'lockstat',
-                                       '%s-park%s-%d.txt' % (p, m, r)),
-                          'class: &n->list_lock\ncontentions: %d\n'
-                          'acquisitions: 90000\nwaittime_total_us: 2500.0\n'
-                          'contention_point: %d __slab_free+0xb3/0x530\n'
-                          'contention_point: 7 __refill_objects_node+0xad'
-                          '/0x860\n' % (600 - 100 * mi + r,
-                                        500 - 200 * mi + r))
+                    lock_excerpt(files, p, m, r, 'class: &n->list_lock',
+                                 'contentions: %d' % (600 - 100 * mi + r),
+                                 'acquisitions: 90000',
+                                 'waittime_total_us: 2500.0',
+                                 'contention_point: %d __slab_free+0xb3/0x530'
+                                 % (500 - 200 * mi + r),
+                                 'contention_point: 7 __refill_objects_node'
+                                 '+0xad/0x860')
     return dst
+
+
+def module_run(files: str, place: str, mode: str, rnd: int,
+               results: Dict[str, object],
+               counters: Optional[Dict[str, float]] = None) -> str:
+    """a run: RESULTS ('key: value' lines of the .results), delta_doc's
+    counters with COUNTERS; the path of its delta document"""
+    d = os.path.join(files, 'runs', place, 'park' + mode)
+    write(os.path.join(d, '%d.results' % rnd), ''.join(
+        '%s: %s\n' % kv for kv in results.items()))
+    write(os.path.join(d, '%d.json' % rnd),
+          json.dumps(delta_doc(mode, counters)))
+    return os.path.join(d, '%d.json' % rnd)
+
+
+def lock_excerpt(files: str, place: str, mode: str, rnd: int,
+                 *lines: str) -> None:
+    write(os.path.join(files, 'lockstat', '%s-park%s-%d.txt' % (
+        place, mode, rnd)), ''.join(x + '\n' for x in lines))
 
 
 def trim(src: str, dst: str) -> None:
@@ -187,3 +178,225 @@ def trim(src: str, dst: str) -> None:
                            for c, v in doc.get('caches', {}).items()},
                        'results': doc.get('results', {})}
                 write(out, json.dumps(doc, sort_keys=True) + "\n")
+
+
+def _footprint(dst: str) -> None:
+    """modes 0 and 1, three runs, and a stray file beside the placements"""
+    files = os.path.join(dst, 'guest', 'files')
+    for r in (1, 2, 3):
+        for m in ('0', '1'):
+            module_run(files, 'cross', m, r, {
+                'ops_per_sec': 1000 * r, 'threads_per_cpu': 1,
+                'allocs': 1000000, 'shrunk_slabs': 4, 'peak_slabs': 7 + r,
+                'rest_slabs': 5, 'rest_partial': 4,
+                'slab_churn': 2000 * (int(m) + 1) + r})
+    write(os.path.join(files, 'runs', 'notes.txt'), 'x\n')
+
+
+def _measure(dst: str) -> None:
+    """the measurement kernel's counters; park=1 unparks, park=2 has only
+    the scan counters"""
+    files = os.path.join(dst, 'guest', 'files')
+    for r in (1, 2):
+        res = {'ops_per_sec': 1}
+        module_run(files, 'cross', '0', r, res, {
+            'partial_scan_bulk': 10, 'partial_scan_bulk_slabs': 20 + 10 * r,
+            'partial_scan_one': 0, 'partial_scan_one_slabs': 0,
+            'free_lock_full_partial': 100, 'free_wait_full_partial': 8 + 2 * r,
+            'free_lock_empty_on': 50, 'free_wait_empty_on': 5,
+            'unpark_slab': 0, 'partial_scan_bulk_listed': 40 * r})
+        module_run(files, 'cross', '1', r, res, {
+            'partial_scan_bulk': 10, 'partial_scan_bulk_slabs': 30,
+            'unpark_slab': 10, 'unpark_free_1': 1, 'unpark_free_2_3': 0,
+            'unpark_free_4_7': 0, 'unpark_free_8_15': 0,
+            'unpark_free_16': 4, 'unpark_free_all': 5,
+            'free_lock_full_partial': 90, 'free_wait_full_partial': 0})
+        module_run(files, 'cross', '2', r, res, {
+            'partial_scan_bulk': 10, 'partial_scan_bulk_slabs': 30})
+
+
+def _asked(dst: str) -> None:
+    """MEASURE=1 and LOCKSTAT=1 asked for, neither measured"""
+    module_run(os.path.join(dst, 'guest', 'files'), 'cross', '0', 1,
+               {'ops_per_sec': 1}, {'alloc_slab': 5})
+    write(os.path.join(dst, 'meta.txt'), 'where: TCG guest\nruns: 1 x 1000 '
+          'ms; PLACEMENTS="cross" MEASURE=1 LOCKSTAT=1\n')
+
+
+def _lockstat(dst: str) -> None:
+    """excerpts of two park=0 runs (whose delta documents are missing),
+    one of park=1, park=2 and park=3 each"""
+    files = os.path.join(dst, 'guest', 'files')
+    for m, r, nums, sites in (
+            ('0', 1, (5002, 1000004, '25100.50', '5.02', '7000.25'), (
+                'contention_point: 3000 __slab_free+0x1a0/0x3c0',
+                'contention_point: 2000 get_partial_node_bulk+0x50/0x200',
+                'contending_point: 4000 refill_sheaf+0x10/0x90 [slub_stress]')),
+            ('0', 2, (1000, 1000000, '100.00', '0.10', '3.00'),
+             ('contention_point: 1000 __slab_free+0x10/0x3c0',)),
+            ('2', 1, (2, 900000, '1.00', '0.50', '0.70'),
+             ('contention_point: 2 get_partial_node_bulk+0x50/0x200',)),
+            ('1', 1, (2500, 1000000, '10.00', '1.00', '2.00'),
+             ('contention_point: 2000 __slab_free+0x1a0/0x3c0',)),
+            # the 4 points lock_stat keeps, __slab_free twice
+            ('3', 1, (9000, 1000000, '50.00', '2.00', '9.00'), (
+                'contention_point: 4000 __slab_free+0x1a0/0x3c0',
+                'contention_point: 500 __slab_free+0x20/0x3c0',
+                'contention_point: 300 get_partial_node_bulk+0x50/0x200',
+                'contention_point: 200 __refill_objects_node+0xad/0x860',
+                'contending_point: 100 refill_sheaf+0x10/0x90'))):
+        lock_excerpt(files, 'cross', m, r, 'class: &n->list_lock', *[
+            '%s: %s' % kv for kv in zip(runs.LOCK_KEYS, nums)], *sites)
+    for m, r, parks in (('0', 1, None), ('0', 2, None), ('1', 1, 40),
+                        ('2', 1, 900), ('3', 1, 50)):
+        doc = module_run(files, 'cross', m, r, {'ops_per_sec': 1},
+                         {'park_slab': parks or 0})
+        if parks is None:
+            os.remove(doc)
+
+
+def _boots(dst: str) -> None:
+    """BASE=1: three boots of each kernel, local; cross only on the
+    patched kernel, park=1 overlapping park=0, park=2 not"""
+    for b, cross in enumerate(((100, 101, 150), (110, 120, 160),
+                               (105, 130, 155)), 1):
+        for k, mode, o in (('base', 'base', 1000),) + tuple(
+                ('patched', m, x) for m, x in (('0', 500), ('1', 700))):
+            files = os.path.join(dst, 'boot%02d-%s' % (2 * b - (k == 'base'), k),
+                                 'files')
+            module_run(files, 'local', mode, 1, {
+                'state': 'done', 'ops_per_sec': o + b, 'peak_slabs': 8,
+                'rest_slabs': 5})
+        for m, o in zip('012', cross):
+            module_run(os.path.join(dst, 'boot%02d-patched' % (2 * b), 'files'),
+                       'cross', m, 1, {'ops_per_sec': o})
+
+
+def _workloads(dst: str) -> None:
+    for t in (4, 8):
+        for m in '012':
+            for r in (1, 2):
+                write(os.path.join(dst, 'guest', 'files', 'workloads',
+                                   'mmap1-t%d' % t, 'park' + m, '%d.txt' % r),
+                      'before maple_node alloc_slab 10\n'
+                      'before maple_node slabs 3\n'
+                      'result ops_per_sec %d\n'
+                      'peak maple_node slabs %d\n'
+                      'after maple_node alloc_slab 110\n'
+                      'after maple_node free_add_partial 100\n'
+                      'after maple_node park_slab %d\n'
+                      'after maple_node slabs %d\n'
+                      'after vm_area_struct park_slab 4\n' % (
+                          500 + r, 30 + r + t, 40 * int(m), 9 - int(m)))
+
+
+def _min_partial(dst: str) -> None:
+    rows = ''.join('%d %s %d %d 2000000 %d 200 %d 5 2 %d %d 40\n' % (
+        r, m, d, 100 + r + 50 * int(m), 400 - 200 * (m == '1'), 8 + d,
+        3 * (m == '1'), 60 * (m == '1')) for r in (1, 2)
+        for m, d in (('0', 5), ('0', 10), ('0', 20), ('0', 40), ('1', 5),
+                     ('2', 5)))
+    write(os.path.join(dst, 'guest', 'files', 'minpartial.txt'),
+          '# default min_partial 5\nround mode min_partial ops_per_sec allocs '
+          'churn alloc_slab peak rest rest_partial parked_max parked_sum '
+          'parked_samples\n' + rows)
+
+
+CASES = {
+    'footprint': _footprint,
+    'measure': _measure,
+    'asked': _asked,
+    'lockstat': _lockstat,
+    # the noise floor of a sweep: local at the smallest capacity (by number)
+    'sweep': lambda d: [synth(d, ops, places=p) for ops, p in (
+        ({'0': [100e3, 110e3], '1': [120e3, 118e3]},
+         ('cross-sc60', 'cross-sc120', 'local-sc60')),
+        ({'0': [300e3, 310e3]}, ('local-sc8',)))],
+    # one run a mode: nothing claimed
+    'no-local': lambda d: synth(d, {'0': [100e3], '1': [120e3]},
+                                places=('cross',)),
+    'no-meta': lambda d: os.remove(os.path.join(synth(
+        d, {'0': [100e3, 110e3]}), 'meta.txt')),
+    # the counters plot of a placement without park=0
+    'plot-modes': lambda d: [synth(d, ops, places=(p,)) for ops, p in (
+        ({'1': [100e3]}, 'cross'), ({'0': [100e3], '1': [100e3]}, 'local'))],
+    # park=1 apart from park=0, park=2 overlapping; no noise floor
+    'beyond': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3],
+                                  '2': [101e3, 112e3]},
+                              places=('cross', 'balanced')),
+    # every mode the same: nothing beyond noise
+    'within': lambda d: synth(d, {'0': [100e3, 105e3], '1': [101e3, 110e3],
+                                  '2': [96e3, 103e3]}, places=('cross',),
+                              park={'0': 0, '1': 0, '2': 0}, rest=50),
+    # ops/s apart by range, not by more than local's spread
+    'ops-floor': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3],
+                                     '2': [40e3, 45e3]}),
+    'one-mode': lambda d: synth(d, {'base': [100e3, 105e3]}),
+    'measure-waits': lambda d: synth(d, {'0': [100e3, 105e3], '1': [101e3, 104e3],
+                                         '2': [100e3, 103e3]}, measure=True),
+    # a sheaf sweep's 8 placements: rows, then placements given up
+    'many': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3]},
+                            places=['%s-sc%d' % (p, c) for p in ('cross', 'local')
+                                    for c in (60, 120, 240, 480)], lockstat=True),
+    # a host, park=0-3, lock_stat and the measurement counters
+    'every-mode': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3],
+                                      '2': [101e3, 104e3], '3': [99e3, 102e3]},
+                                  places=('cross', 'local', 'balanced'),
+                                  lockstat=True, measure=True, host=True),
+    'boots': _boots,
+    'workloads': _workloads,
+    'min-partial': _min_partial,
+}
+
+
+def outputs(case: str, dst: str) -> Dict[str, str]:
+    """CASES[CASE] made in DST, then python3 -m slabpark report DST: the
+    texts of report.txt, summary.txt, summary*.csv, plot.in (gnuplot's
+    input and data; gnuplot is not run) and stdout, DST written DIR"""
+    from slabpark import __main__ as cli
+    from slabpark import comparison
+    CASES[case](dst)
+    plot = []
+
+    def gnuplot(argv, input, text):
+        plot.append(input)
+        for path in sorted(set(re.findall(r"'(/[^']*\.dat)'", input))):
+            with open(path) as f:
+                plot.append('--- %s\n%s' % (os.path.basename(path), f.read()))
+        plot[:] = [x.replace(os.path.dirname(path), 'TMP') for x in plot]
+        return subprocess.CompletedProcess(argv, 0)
+    out = StringIO()
+    with mock.patch.object(comparison.shutil, 'which', lambda c: c), \
+            mock.patch.object(comparison.subprocess, 'run', gnuplot), \
+            redirect_stdout(out):
+        rc = cli.main(['report', dst])
+    got = {'stdout': out.getvalue(), 'rc': str(rc)}
+    if plot:
+        got['plot.in'] = ''.join(plot)
+    for name in os.listdir(dst):
+        if name == 'report.txt' or name.startswith('summary'):
+            with open(os.path.join(dst, name)) as f:
+                got[name] = f.read()
+    return {k: v.replace(dst, 'DIR') for k, v in got.items()}
+
+
+# what tests/data/outputs/ keeps of a case (report.txt and summary.txt
+# where not named here)
+KEEP = dict([(c, ('summary.txt',)) for c in (
+    'beyond', 'within', 'one-mode', 'measure-waits', 'many')] + [
+    ('footprint', ('report.txt', 'summary.txt', 'summary.csv', 'plot.in')),
+    ('plot-modes', ('report.txt', 'plot.in'))] + [
+    (c, ('report.txt', 'summary.txt', 'summary-%s.csv' % n)) for c, n in (
+        ('boots', 'module'), ('workloads', 'workloads'),
+        ('min-partial', 'min-partial'))])
+
+
+def refresh() -> None:
+    """tests/data/outputs/ anew: PYTHONPATH=tools python3 -c 'from
+    slabpark.tests import fixtures; fixtures.refresh()'"""
+    shutil.rmtree(os.path.join(DATA, 'outputs'), ignore_errors=True)
+    for case in CASES:
+        with tempfile.TemporaryDirectory() as tmp:
+            got = outputs(case, os.path.join(tmp, case))
+        for name in KEEP.get(case, ('report.txt', 'summary.txt')):
+            write(os.path.join(DATA, 'outputs', case, name), got[name])
