@@ -578,111 +578,85 @@ def _at(doc, *keys):
     return doc
 
 
-def _num(doc, *keys) -> Tuple[str, float]:
-    """(OK, the number at KEYS) or (ABSENT, 0.0)"""
-    v = _at(doc, *keys)
+def _num(v) -> Optional[float]:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return ABSENT, 0.0
-    return OK, float(v)
+        return None
+    return float(v)
 
 
-def _derive(i: int, doc, cache: str) -> Tuple[str, float]:
-    mets = _at(doc, 'caches', cache, 'metrics')
+def _ok(x: Optional[float]) -> Tuple[str, float]:
+    return (ABSENT, 0.0) if x is None else (OK, x)
+
+
+def _derive(i: int, mets) -> Tuple[str, float]:
     if not isinstance(mets, dict):
         return ABSENT, 0.0
-    return derive(i, lambda n: _num(mets, n, 'value')[1]
-                  if _num(mets, n, 'value')[0] == OK else None)
-
-
-# a group's figures of a row: the spread of the runs with a value, and how
-# many runs had a zero denominator
-Group = Tuple[Optional[Spread], int]
+    return derive(i, lambda n: _num(_at(mets, n, 'value')))
 
 
 @dataclass
 class Row:
+    """a row of compare: per group the spread of the runs with a value, and
+    how many runs had a zero denominator"""
     key: str
     label: str
     kind: str                   # counter, gauge, fact, derived, result
     fmt: Callable[[float], str]
-    g: List[Group]
+    g: List[Tuple[Optional[Spread], int]]
 
-    def missing(self, g: int) -> str:
-        """what a group without values shows: n/a if a denominator was 0"""
-        return 'n/a' if self.g[g][1] else 'absent'
-
-    def change(self, g: int) -> Tuple[Optional[float], Optional[float]]:
-        """(delta, change in %) of group g's median vs the first's; None
-        where one of them has no value (change: or the first is 0)"""
+    def vs_first(self, g: int) -> Tuple[Optional[float], Optional[float],
+                                        str]:
+        """(delta, change in %) of group g's median vs the first's, or
+        (None, None, what shows instead: n/a if a denominator was 0)"""
         f, s = self.g[0][0], self.g[g][0]
         if not f or not s:
-            return None, None
-        if f.med == 0:
-            return s.med - f.med, None if s.med != 0 else 0.0
-        return s.med - f.med, (s.med - f.med) / abs(f.med) * 100
+            return None, None, 'n/a' if self.g[g if f else 0][1] else 'absent'
+        pct = (s.med - f.med) / abs(f.med) * 100 if f.med else \
+            None if s.med else 0.0
+        return s.med - f.med, pct, ''
 
-    def gap(self, g: int) -> str:
-        """the missing() of the first group or, if it has values, of g's"""
-        return self.missing(g if self.g[0][0] else 0)
+    def cell(self, g: int) -> str:
+        s = self.g[g][0]
+        if not s:
+            return 'n/a' if self.g[g][1] else 'absent'
+        if s.n == 1:
+            return self.fmt(s.med)
+        return '%s (%s%s%s)' % (self.fmt(s.med), self.fmt(s.lo),
+                                '..' if s.lo < 0 or s.hi < 0 else '-',
+                                self.fmt(s.hi))
 
 
-class Compare:
-    """groups of delta documents"""
+def _row(groups: List[List[dict]], key: str, label: str, kind: str, fmt,
+         get: Callable[[dict], Tuple[str, float]]) -> Row:
+    g = []
+    for docs in groups:
+        vals = [get(doc) for doc in docs]
+        g.append((Spread.of(x for st, x in vals if st == OK),
+                  sum(st == UNDEF for st, _ in vals)))
+    return Row(key, label, kind, fmt, g)
 
-    def __init__(self, groups: List[List[dict]]):
-        self.groups = groups
-        docs = [doc for g in groups for doc in g]
-        self.caches = list(dict.fromkeys(
-            c for doc in docs for c in (doc.get('caches') or {})))
-        self.any_results = any(isinstance(doc.get('results'), dict) and
-                               doc['results'] for doc in docs)
-        self.results = [self.row(k, k, 'result', fmt_num,
-                                 lambda doc, k=k: _num(doc, 'results', k))
-                        for k in RESULT_KEYS]
 
-    def row(self, key: str, label: str, kind: str, fmt, get) -> Row:
-        """GET: (state, value) of a run"""
-        g = []
-        for docs in self.groups:
-            vals = [get(doc) for doc in docs]
-            g.append((Spread.of(x for st, x in vals if st == OK),
-                      sum(st == UNDEF for st, _ in vals)))
-        return Row(key, label, kind, fmt, g)
+def _cache_rows(groups: List[List[dict]],
+                cache: str) -> Tuple[List[Row], List[Row]]:
+    """the metric rows of CACHE (a metric's kind: the last run's), then
+    the derived ones"""
+    def mets(doc):
+        return _at(doc, 'caches', cache, 'metrics')
 
-    def cache_rows(self, cache: str) -> Tuple[List[Row], List[Row]]:
-        kinds: Dict[str, str] = {}
-        for doc in (doc for g in self.groups for doc in g):
-            mets = _at(doc, 'caches', cache, 'metrics')
-            for n in mets if isinstance(mets, dict) else ():
-                kinds.setdefault(n, 'counter')
-                if isinstance(_at(mets, n, 'type'), str):
-                    kinds[n] = mets[n]['type']
-        rows = [self.row(n, n, kinds[n], fmt_num, lambda doc, n=n: _num(
-            doc, 'caches', cache, 'metrics', n, 'value'))
+    kinds: Dict[str, str] = {}
+    for doc in (doc for g in groups for doc in g):
+        for n in mets(doc) if isinstance(mets(doc), dict) else ():
+            kinds.setdefault(n, 'counter')
+            if isinstance(_at(mets(doc), n, 'type'), str):
+                kinds[n] = mets(doc)[n]['type']
+    rows = [_row(groups, n, n, kinds[n], fmt_num,
+                 lambda doc, n=n: _ok(_num(_at(mets(doc), n, 'value'))))
             for n in sorted(kinds)]
-        der = [self.row(DERIVED[i][0], DERIVED[i][1], 'derived',
-                        lambda v, i=i: fmt_derived(i, v),
-                        lambda doc, i=i: _derive(i, doc, cache))
-               for i in range(len(DERIVED))]
-        return rows, der
-
-    def kernel(self, g: int) -> str:
-        """the kernel release of a group's runs, 'mixed: ...' if they differ"""
-        ks = [k if isinstance(k, str) else '?'
-              for k in (doc.get('kernel') for doc in self.groups[g])] or ['?']
-        other = [k for k in ks if k != ks[0]]
-        return 'mixed: %s, %s, ...' % (ks[0], other[0]) if other else ks[0]
-
-
-def _fmt_group(row: Row, g: int) -> str:
-    s = row.g[g][0]
-    if not s:
-        return row.missing(g)
-    if s.n == 1:
-        return row.fmt(s.med)
-    return '%s (%s%s%s)' % (row.fmt(s.med), row.fmt(s.lo),
-                            '..' if s.lo < 0 or s.hi < 0 else '-',
-                            row.fmt(s.hi))
+    der = [_row(groups, key, label, 'derived',
+                lambda v, i=i: fmt_derived(i, v),
+                lambda doc, i=i: _derive(i, mets(doc)))
+           for i, (key, label, *_) in enumerate(DERIVED)]
+    return rows, der
 
 
 def _text_rows(labels: List[str], rows: List[Row], title: str,
@@ -694,13 +668,12 @@ def _text_rows(labels: List[str], rows: List[Row], title: str,
         hdr += (['delta' + lb] if with_delta else []) + ['change' + lb]
     out = [hdr]
     for row in rows:
-        cells = [row.label] + [_fmt_group(row, g) for g in range(len(labels))]
+        cells = [row.label] + [row.cell(g) for g in range(len(labels))]
         for g in later:
-            delta, pct = row.change(g)
+            delta, pct, gap = row.vs_first(g)
             if with_delta:
                 cells.append(None if delta is None else row.fmt(delta))
-            cells.append(row.gap(g) if delta is None else 'n/a'
-                         if pct is None else '%+.2f%%' % pct)
+            cells.append(gap or 'n/a' if pct is None else '%+.2f%%' % pct)
         out.append(cells)
     return table(out)
 
@@ -708,16 +681,15 @@ def _text_rows(labels: List[str], rows: List[Row], title: str,
 def _csv_rows(rows: List[Row], cache: str) -> str:
     o = []
     for row in rows:
-        g10 = ['%.10g' % s.med if s else '' for s, _ in row.g]
-        cells = [row.key] + g10 + [row.kind, cache]
+        cells = [row.key] + ['%.10g' % s.med if s else '' for s, _ in row.g]
+        cells += [row.kind, cache]
         for s, _ in row.g:
             cells += ['%d' % s.n, '%.10g' % s.lo, '%.10g' % s.hi] if s \
                 else ['0', '', '']
         for g in range(1, len(row.g)):
-            delta, pct = row.change(g)
+            delta, pct, gap = row.vs_first(g)
             cells += ['' if delta is None else '%.10g' % delta,
-                      row.gap(g) if delta is None else '' if pct is None
-                      else '%.2f' % pct]
+                      gap if pct is None else '%.2f' % pct]
         o.append(csv_line(cells))
     return ''.join(o)
 
@@ -725,25 +697,22 @@ def _csv_rows(rows: List[Row], cache: str) -> str:
 def _json_rows(labels: List[str], rows: List[Row]) -> dict:
     out = {}
     for row in rows:
-        e: Dict[str, object] = {'kind': row.kind}
+        e = out[row.key] = {'kind': row.kind}
         if row.kind == 'derived':
             e['label'] = row.label
-        gs = []
+        e['groups'] = []
         for g, (s, undef) in enumerate(row.g):
-            x: Dict[str, object] = {'label': labels[g], 'runs': s.n if s
-                                    else 0}
+            x = {'label': labels[g], 'runs': s.n if s else 0}
             if s:
                 x.update(median=s.med, min=s.lo, max=s.hi)
             elif undef:
                 x['undefined'] = 'zero denominator in every run'
             else:
                 x['absent'] = 'no run has it'
-            delta, pct = row.change(g) if g else (None, None)
-            if delta is not None:
+            delta, pct, _ = row.vs_first(g)
+            if g and delta is not None:
                 x.update(delta=delta, change_pct=pct)
-            gs.append(x)
-        e['groups'] = gs
-        out[row.key] = e
+            e['groups'].append(x)
     return out
 
 
@@ -768,41 +737,47 @@ def compare(groups: List[List[str]], labels: Optional[List[str]] = None,
     """median (min-max) per group of delta documents, delta and change of
     each later group against the first"""
     labels = labels or ['G%d' % (i + 1) for i in range(len(groups))]
-    c = Compare([[load_delta(p) for p in g] for g in groups])
+    docs = [[load_delta(p) for p in g] for g in groups]
+    every = [doc for g in docs for doc in g]
+    caches = {c: _cache_rows(docs, c) for c in dict.fromkeys(
+        c for doc in every for c in (doc.get('caches') or {}))}
+    results = [_row(docs, k, k, 'result', fmt_num,
+                    lambda doc, k=k: _ok(_num(_at(doc, 'results', k))))
+               for k in RESULT_KEYS]
     if fmt == 'json':
-        caches = {}
-        for cache in c.caches:
-            rows, der = c.cache_rows(cache)
-            caches[cache] = {'metrics': _json_rows(labels, rows),
-                             'derived': _json_rows(labels, der)}
         return write_json({
             'slabstat': 'compare', 'version': 1,
             'groups': [{'label': lb, 'runs': list(g)}
                        for lb, g in zip(labels, groups)],
-            'caches': caches, 'results': _json_rows(labels, c.results)})
+            'caches': {c: {'metrics': _json_rows(labels, rows),
+                           'derived': _json_rows(labels, der)}
+                       for c, (rows, der) in caches.items()},
+            'results': _json_rows(labels, results)})
     if fmt == 'csv':
-        o = [','.join(['metric'] + labels + ['kind', 'cache'] +
-                      ['%s_%s' % (lb, x) for lb in labels
-                       for x in ('runs', 'min', 'max')] +
-                      ['%s_%s' % (lb, x) for lb in labels[1:]
-                       for x in ('delta', 'change_pct')]) + '\n']
-        for cache in c.caches:
-            rows, der = c.cache_rows(cache)
-            o.append(_csv_rows(rows + der, cache))
-        return ''.join(o) + _csv_rows(c.results, '')
+        return ''.join([','.join(
+            ['metric'] + labels + ['kind', 'cache'] +
+            ['%s_%s' % (lb, x) for lb in labels for x in ('runs', 'min', 'max')]
+            + ['%s_%s' % (lb, x) for lb in labels[1:]
+               for x in ('delta', 'change_pct')]) + '\n'] +
+            [_csv_rows(rows + der, c) for c, (rows, der) in caches.items()] +
+            [_csv_rows(results, '')])
     o = ['values are median (min-max) over the runs of a group\n']
-    o += ['group %s: %d run%s, kernel %s\n'
-          % (lb, len(g), '' if len(g) == 1 else 's', c.kernel(i))
-          for i, (lb, g) in enumerate(zip(labels, groups))]
-    for cache in c.caches:
-        rows, der = c.cache_rows(cache)
-        o.append('\ncache: %s\n\n' % cache)
+    for lb, g in zip(labels, docs):
+        ks = [k if isinstance(k, str) else '?'
+              for k in (doc.get('kernel') for doc in g)] or ['?']
+        other = [k for k in ks if k != ks[0]]
+        o.append('group %s: %d run%s, kernel %s\n' % (
+            lb, len(g), '' if len(g) == 1 else 's',
+            'mixed: %s, %s, ...' % (ks[0], other[0]) if other else ks[0]))
+    for c, (rows, der) in caches.items():
+        o.append('\ncache: %s\n\n' % c)
         o.append(_text_rows(labels, rows, 'metric', True))
         o.append('\n')
         o.append(_text_rows(labels, der, 'derived', False))
-    if c.any_results:
+    if any(isinstance(doc.get('results'), dict) and doc['results']
+           for doc in every):
         o.append('\nresults\n\n')
-        o.append(_text_rows(labels, c.results, 'result', True))
+        o.append(_text_rows(labels, results, 'result', True))
     return ''.join(o)
 
 
