@@ -370,10 +370,6 @@ class CDelta:
     m: List[MDelta]
     derived: List[Tuple[str, float]] = field(default_factory=list)
 
-    def get(self, name: str) -> Optional[float]:
-        m = [m for m in self.m if m.name == name]
-        return m[0].value if m and m[0].both else None
-
 
 @dataclass
 class Delta:
@@ -418,7 +414,8 @@ def compute(a: Snapshot, b: Snapshot) -> Delta:
         ca, cb = a.caches.get(n, {}), b.caches.get(n, {})
         cd = CDelta(n, [metric_delta(m, ca.get(m), cb.get(m), b)
                         for m in sorted(set(ca) | set(cb))])
-        cd.derived = [derive(i, cd.get) for i in range(len(DERIVED))]
+        vals = {m.name: m.value for m in cd.m if m.both}
+        cd.derived = [derive(i, vals.get) for i in range(len(DERIVED))]
         d.c.append(cd)
     d.nnodes = max([n + 1 for n in b.cpu_node if n < MAX_NODES], default=0)
     acpu: Dict[int, Tuple[int, int, int]] = {}
