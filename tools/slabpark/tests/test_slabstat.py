@@ -29,50 +29,34 @@ CACHE = 'nfs_page_test'
 
 # per-CPU unit deltas on the 2-node 4-CPU box (CPUs 0-1 node 0, 2-3 node 1);
 # a tree of scale K holds K times these
-FIX_COUNTERS = """
-alloc_fastpath 1000000 1000000 0 0
-alloc_slowpath 0 0 0 0
-alloc_slab 2500 0 0 0
-alloc_node_mismatch 0 0 0 0
-barn_get 10 0 0 0
-barn_get_fail 3 0 0 0
-barn_put 0 0 7 0
-barn_put_fail 0 0 4000 500
-free_add_partial 0 0 60000 40000
-free_fastpath 750000 750000 0 0
-free_rcu_sheaf 0 0 0 0
-free_rcu_sheaf_fail 0 0 0 0
-free_remove_partial 0 0 1500 500
-free_slab 0 0 2000 0
-free_slowpath 62500 62500 187500 187500
-order_fallback 0 0 0 0
-sheaf_alloc 5 5 5 5
-sheaf_flush 0 0 300000 0
-sheaf_free 5 5 5 5
-sheaf_prefill_fast 0 0 0 0
-sheaf_prefill_oversize 0 0 0 0
-sheaf_prefill_slow 0 0 0 0
-sheaf_refill 600000 0 0 0
-sheaf_return_fast 0 0 0 0
-sheaf_return_slow 0 0 0 0
-"""
-FIX_PARK_COUNTERS = """
-park_slab 0 0 50000 25000
-unpark_slab 74500 0 0 0
-"""
+FIX_COUNTERS = {
+    'alloc_fastpath': (1000000, 1000000, 0, 0), 'alloc_slab': (2500, 0, 0, 0),
+    'barn_get': (10, 0, 0, 0), 'barn_get_fail': (3, 0, 0, 0),
+    'barn_put': (0, 0, 7, 0), 'barn_put_fail': (0, 0, 4000, 500),
+    'free_add_partial': (0, 0, 60000, 40000),
+    'free_fastpath': (750000, 750000, 0, 0),
+    'free_remove_partial': (0, 0, 1500, 500), 'free_slab': (0, 0, 2000, 0),
+    'free_slowpath': (62500, 62500, 187500, 187500),
+    'sheaf_alloc': (5, 5, 5, 5), 'sheaf_flush': (0, 0, 300000, 0),
+    'sheaf_free': (5, 5, 5, 5), 'sheaf_refill': (600000, 0, 0, 0),
+    **{n: (0, 0, 0, 0) for n in (
+        'alloc_slowpath alloc_node_mismatch free_rcu_sheaf '
+        'free_rcu_sheaf_fail order_fallback sheaf_prefill_fast '
+        'sheaf_prefill_oversize sheaf_prefill_slow sheaf_return_fast '
+        'sheaf_return_slow').split()}}
+FIX_PARK_COUNTERS = {'park_slab': (0, 0, 50000, 25000),
+                     'unpark_slab': (74500, 0, 0, 0)}
 # name, value, mode of the other files of a cache directory
 CACHE_FILES = (
     ('object_size', 96, 0o400), ('slab_size', 128, 0o400),
-    ('align', 64, 0o400), ('objs_per_slab', 32, 0o400), ('order', 0, 0o400),
+    ('align', 64, 0o400), ('objs_per_slab', 32, 0o400),
     ('sheaf_capacity', 60, 0o400), ('min_partial', 5, 0o600),
     ('cpu_partial', 0, 0o600), ('remote_node_defrag_ratio', 100, 0o600),
-    ('aliases', 0, 0o400), ('hwcache_align', 1, 0o400),
-    ('reclaim_account', 0, 0o400), ('destroy_by_rcu', 0, 0o400),
-    ('poison', 0, 0o400), ('red_zone', 0, 0o400),
-    ('sanity_checks', 0, 0o400), ('store_user', 0, 0o400),
-    ('trace', 0, 0o400), ('cpu_slabs', 0, 0o400),
-    ('slabs_cpu_partial', '0(0)', 0o400), ('ctor', '', 0o400),
-    ('validate', '', 0o600), ('shrink', '', 0o600))
+    ('hwcache_align', 1, 0o400), ('slabs_cpu_partial', '0(0)', 0o400),
+    ('ctor', '', 0o400), ('validate', '', 0o600), ('shrink', '', 0o600),
+    *((n, 0, 0o400) for n in (
+        'order aliases reclaim_account destroy_by_rcu poison red_zone '
+        'sanity_checks store_user trace cpu_slabs').split()))
 
 
 def write(path, text, mode=0o400):
@@ -114,10 +98,10 @@ def mk_box(root, k, patched, ncpu=4):
     write(os.path.join(nd, 'online'), '0-1\n', 0o644)
     for name, val, mode in CACHE_FILES:
         write(os.path.join(d, name), '%s\n' % val if val != '' else '', mode)
-    text = FIX_COUNTERS + (FIX_PARK_COUNTERS if patched else '')
-    for w in [line.split() for line in text.split('\n') if line]:
-        parts_file(os.path.join(d, w[0]), 'C', 0o600,
-                   [k * int(x) for x in w[1:1 + ncpu]])
+    for n, vals in dict(FIX_COUNTERS, **(FIX_PARK_COUNTERS if patched
+                                         else {})).items():
+        parts_file(os.path.join(d, n), 'C', 0o600,
+                   [k * x for x in vals[:ncpu]])
     parts_file(os.path.join(d, 'cmpxchg_double_fail'), 'C', 0o600,
                [0, 0, 1234, 0] if k >= 3 and ncpu == 4 else [0] * ncpu)
     gauges = (('slabs', 12, 8), ('objects', 400, 200), ('partial', 3, 1),
