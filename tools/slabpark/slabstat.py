@@ -187,8 +187,9 @@ def parse_cpulist(text: str, node: int, s: Snapshot) -> None:
     """'0-3,8,10-11' into s.cpu_node, up to a bad range"""
     for tok in text.strip().split(','):
         m = re.fullmatch(r'(\d+)(?:-(\d+))?', tok)
-        a = int(m.group(1)) if m else 0
-        b = int(m.group(2) or a) if m else -1
+        if not m:
+            return
+        a, b = int(m.group(1)), int(m.group(2) or m.group(1))
         if b > 65535 or b < a:
             return
         s.cpu_node += [-1] * (b + 1 - len(s.cpu_node))
@@ -279,8 +280,8 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
                          "left out" % (path, c, a, val))
                 elif a in DEBUGFS_FILES:
                     cm[a] = Metric(DEBUGFS_FILES[a], st[0], [])
-            elif st and classify(a, st[1], mode == 'w'):
-                cm[a] = Metric(classify(a, st[1], mode == 'w'), st[0], st[2])
+            elif st and (t := classify(a, st[1], mode == 'w')):
+                cm[a] = Metric(t, st[0], st[2])
     for c, cm in mets.items():
         if not any(m.type == 'counter' for m in cm.values()):
             if any(f in GAUGE_NAMES or f == 'object_size' for f in files[c]):
