@@ -1,10 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of slabpark.slabstat and tools/guest/slab-dump.sh on fixture trees
 (the cases of the retired C slabstat's tests, whose output the Python's
-matched byte for byte).
-
-  PYTHONPATH=tools python3 -m unittest discover -s tools/slabpark/tests \
-      -t tools
+matched byte for byte).  Each table holds the cases of one output, the
+expectations next to each case.
 
 The fixture trees (mk_box) have Linux 7.3's formats: stat files "<sum>
 C<cpu>=<n> ..." mode 0600, object files "<sum> N<node>=<n> ..." mode
@@ -31,37 +29,34 @@ CACHE = 'nfs_page_test'
 
 # per-CPU unit deltas on the 2-node 4-CPU box (CPUs 0-1 node 0, 2-3 node 1);
 # a tree of scale K holds K times these
-FIX_COUNTERS = """
-alloc_fastpath 1000000 1000000 0 0
-alloc_slowpath 0 0 0 0
-alloc_slab 2500 0 0 0
-alloc_node_mismatch 0 0 0 0
-barn_get 10 0 0 0
-barn_get_fail 3 0 0 0
-barn_put 0 0 7 0
-barn_put_fail 0 0 4000 500
-free_add_partial 0 0 60000 40000
-free_fastpath 750000 750000 0 0
-free_rcu_sheaf 0 0 0 0
-free_rcu_sheaf_fail 0 0 0 0
-free_remove_partial 0 0 1500 500
-free_slab 0 0 2000 0
-free_slowpath 62500 62500 187500 187500
-order_fallback 0 0 0 0
-sheaf_alloc 5 5 5 5
-sheaf_flush 0 0 300000 0
-sheaf_free 5 5 5 5
-sheaf_prefill_fast 0 0 0 0
-sheaf_prefill_oversize 0 0 0 0
-sheaf_prefill_slow 0 0 0 0
-sheaf_refill 600000 0 0 0
-sheaf_return_fast 0 0 0 0
-sheaf_return_slow 0 0 0 0
-"""
-FIX_PARK_COUNTERS = """
-park_slab 0 0 50000 25000
-unpark_slab 74500 0 0 0
-"""
+FIX_COUNTERS = {
+    'alloc_fastpath': (1000000, 1000000, 0, 0), 'alloc_slab': (2500, 0, 0, 0),
+    'barn_get': (10, 0, 0, 0), 'barn_get_fail': (3, 0, 0, 0),
+    'barn_put': (0, 0, 7, 0), 'barn_put_fail': (0, 0, 4000, 500),
+    'free_add_partial': (0, 0, 60000, 40000),
+    'free_fastpath': (750000, 750000, 0, 0),
+    'free_remove_partial': (0, 0, 1500, 500), 'free_slab': (0, 0, 2000, 0),
+    'free_slowpath': (62500, 62500, 187500, 187500),
+    'sheaf_alloc': (5, 5, 5, 5), 'sheaf_flush': (0, 0, 300000, 0),
+    'sheaf_free': (5, 5, 5, 5), 'sheaf_refill': (600000, 0, 0, 0),
+    **{n: (0, 0, 0, 0) for n in (
+        'alloc_slowpath alloc_node_mismatch free_rcu_sheaf '
+        'free_rcu_sheaf_fail order_fallback sheaf_prefill_fast '
+        'sheaf_prefill_oversize sheaf_prefill_slow sheaf_return_fast '
+        'sheaf_return_slow').split()}}
+FIX_PARK_COUNTERS = {'park_slab': (0, 0, 50000, 25000),
+                     'unpark_slab': (74500, 0, 0, 0)}
+# name, value, mode of the other files of a cache directory
+CACHE_FILES = (
+    ('object_size', 96, 0o400), ('slab_size', 128, 0o400),
+    ('align', 64, 0o400), ('objs_per_slab', 32, 0o400),
+    ('sheaf_capacity', 60, 0o400), ('min_partial', 5, 0o600),
+    ('cpu_partial', 0, 0o600), ('remote_node_defrag_ratio', 100, 0o600),
+    ('hwcache_align', 1, 0o400), ('slabs_cpu_partial', '0(0)', 0o400),
+    ('ctor', '', 0o400), ('validate', '', 0o600), ('shrink', '', 0o600),
+    *((n, 0, 0o400) for n in (
+        'order aliases reclaim_account destroy_by_rcu poison red_zone '
+        'sanity_checks store_user trace cpu_slabs').split()))
 
 
 def write(path, text, mode=0o400):
@@ -80,36 +75,10 @@ def parts_file(path, letter, mode, vals):
     write(path, '%d%s\n' % (sum(vals), parts), mode)
 
 
-def stat_file(path, *vals):
-    parts_file(path, 'C', 0o600, vals)
-
-
-def node_file(path, *vals):
-    parts_file(path, 'N', 0o400, vals)
-
-
-def cache_misc(d):
-    for name, val, mode in (
-            ('object_size', 96, 0o400), ('slab_size', 128, 0o400),
-            ('align', 64, 0o400), ('objs_per_slab', 32, 0o400),
-            ('order', 0, 0o400), ('sheaf_capacity', 60, 0o400),
-            ('min_partial', 5, 0o600), ('cpu_partial', 0, 0o600),
-            ('remote_node_defrag_ratio', 100, 0o600), ('aliases', 0, 0o400),
-            ('hwcache_align', 1, 0o400), ('reclaim_account', 0, 0o400),
-            ('destroy_by_rcu', 0, 0o400), ('poison', 0, 0o400),
-            ('red_zone', 0, 0o400), ('sanity_checks', 0, 0o400),
-            ('store_user', 0, 0o400), ('trace', 0, 0o400),
-            ('cpu_slabs', 0, 0o400), ('slabs_cpu_partial', '0(0)', 0o400)):
-        write(os.path.join(d, name), '%s\n' % val, mode)
-    write(os.path.join(d, 'ctor'), '', 0o400)
-    write(os.path.join(d, 'validate'), '', 0o600)
-    write(os.path.join(d, 'shrink'), '', 0o600)
-
-
 def mk_box(root, k, patched, ncpu=4):
-    """fixtures.sh's mk_box: a 2-node 4-CPU box (or 1-node 2-CPU) with the
-    cache nfs_page_test at scale k; patched adds the parking counters and
-    the debugfs park (0600) and parked (0400)"""
+    """a 2-node 4-CPU box (or 1-node 2-CPU) with the cache nfs_page_test
+    at scale k; patched adds the parking counters and the debugfs park
+    (0600) and parked (0400)"""
     d = os.path.join(root, 'sys/kernel/slab', CACHE)
     nd = os.path.join(root, 'sys/devices/system/node')
     write(os.path.join(root, 'proc/sys/kernel/osrelease'), '7.3.4-fixture\n',
@@ -127,40 +96,32 @@ def mk_box(root, k, patched, ncpu=4):
     if ncpu == 4:
         write(os.path.join(nd, 'node1/cpulist'), '2-3\n', 0o644)
     write(os.path.join(nd, 'online'), '0-1\n', 0o644)
-    cache_misc(d)
-    text = FIX_COUNTERS + (FIX_PARK_COUNTERS if patched else '')
-    for line in text.split('\n'):
-        w = line.split()
-        if not w:
-            continue
-        vals = [k * int(x) for x in w[1:1 + ncpu]]
-        stat_file(os.path.join(d, w[0]), *vals)
-    if k >= 3 and ncpu == 4:
-        stat_file(os.path.join(d, 'cmpxchg_double_fail'), 0, 0, 1234, 0)
-    else:
-        stat_file(os.path.join(d, 'cmpxchg_double_fail'), *[0] * ncpu)
-    if ncpu == 2:
-        gauges = (('slabs', 20), ('objects', 600), ('partial', 4),
-                  ('objects_partial', 100), ('total_objects', 640))
-        for n, v in gauges:
-            node_file(os.path.join(d, n), v * k)
-    else:
-        gauges = (('slabs', 12, 8), ('objects', 400, 200), ('partial', 3, 1),
-                  ('objects_partial', 60, 40), ('total_objects', 384, 256))
-        for n, v0, v1 in gauges:
-            node_file(os.path.join(d, n), v0 * k, v1 * k)
+    for name, val, mode in CACHE_FILES:
+        write(os.path.join(d, name), '%s\n' % val if val != '' else '', mode)
+    for n, vals in dict(FIX_COUNTERS, **(FIX_PARK_COUNTERS if patched
+                                         else {})).items():
+        parts_file(os.path.join(d, n), 'C', 0o600,
+                   [k * x for x in vals[:ncpu]])
+    parts_file(os.path.join(d, 'cmpxchg_double_fail'), 'C', 0o600,
+               [0, 0, 1234, 0] if k >= 3 and ncpu == 4 else [0] * ncpu)
+    gauges = (('slabs', 12, 8), ('objects', 400, 200), ('partial', 3, 1),
+              ('objects_partial', 60, 40), ('total_objects', 384, 256))
+    for n, v0, v1 in gauges:
+        # the 1-node box: 20, 600, 4, 100, 640
+        parts_file(os.path.join(d, n), 'N', 0o400,
+                   [v0 * k, v1 * k] if ncpu == 4 else [(v0 + v1) * k])
     if patched:
         dbg = os.path.join(root, 'sys/kernel/debug/slab', CACHE)
         write(os.path.join(dbg, 'parked'), '%d\n' % (2 * k), 0o400)
         write(os.path.join(dbg, 'park'), '1\n', 0o600)
 
 
-def run_dump(root, *caches, results=None, pre=()):
+def run_dump(root, *args, pre=()):
+    """slab-dump.sh ARGS on the tree ROOT"""
     env = dict(os.environ, SYSFS=os.path.join(root, 'sys'),
                PROC=os.path.join(root, 'proc'))
-    argv = list(pre) + ['sh', DUMP_SH] + \
-        (['-r', results] if results else []) + list(caches or [CACHE])
-    return subprocess.run(argv, env=env, stdout=subprocess.PIPE,
+    return subprocess.run(list(pre) + ['sh', DUMP_SH] + list(args),
+                          env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True)
 
 
@@ -178,105 +139,6 @@ def section(text, start):
     return text[i + 1:] if i >= 0 else ''
 
 
-class Fixtures:
-    """the trees, dumps and files of run.sh, made once"""
-    _made = None
-
-    @classmethod
-    def get(cls):
-        if cls._made is None:
-            cls._made = cls()
-        return cls._made
-
-    def __init__(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.t = t = self.tmp.name
-        os.chmod(t, 0o755)
-        boxes = {'p1': (1, 1), 'p3': (3, 1), 'u1': (1, 0), 'u3': (3, 0),
-                 'o1': (1, 0, 2), 'o3': (3, 0, 2), 'u0': (0, 0),
-                 'p0': (0, 1)}
-        for k in (1, 2, 3):
-            boxes['cu%d' % k] = (k, 0)
-        for k in (2, 3, 4):
-            boxes['cp%d' % k] = (k, 1)
-        for name, args in boxes.items():
-            mk_box(self.p(name), *args)
-        shutil.copytree(self.p('p3'), self.p('miss3'), symlinks=True)
-        os.remove(self.p('miss3/sys/kernel/slab', CACHE, 'barn_get'))
-        for n, src in (('nosheaf1', 'u1'), ('nosheaf3', 'u3')):
-            shutil.copytree(self.p(src), self.p(n), symlinks=True)
-            write(self.p(n, 'sys/kernel/slab', CACHE, 'sheaf_capacity'),
-                  '0\n')
-        # per-CPU u32 counters: CPU 0 wraps (2^32 - 296 -> 704), CPU 1 is
-        # cleared (1,000 -> 0)
-        for n, vals in (('wrap1', (4294967000, 1000, 0, 500)),
-                        ('wrap3', (704, 0, 0, 800))):
-            shutil.copytree(self.p('u1'), self.p(n), symlinks=True)
-            stat_file(self.p(n, 'sys/kernel/slab', CACHE, 'alloc_fastpath'),
-                      *vals)
-        write(self.p('results'), 'run: 3\nstate: done\nerror: -12\n'
-              'placement: cross\nalloc_thread_nodes: 0 0\n'
-              'ops_per_sec: 123456\nremote_free_pct: 100.00\n'
-              'free_lat_p50_ns: 850\nfree_lat_hist: 0 0 1 2 3\n'
-              'cache_name: nfs_page_test\n', 0o644)
-        for k in (1, 2, 3):
-            write(self.p('r%d' % k), 'ops_per_sec: %d\nfree_lat_p99_ns: %d\n'
-                  % (k * 100, k * 1000), 0o644)
-        for k in (2, 3, 4):
-            write(self.p('rp%d' % k), 'ops_per_sec: %d\nfree_lat_p99_ns: %d\n'
-                  % (k * 100 - 50, k * 1000), 0o644)
-        # two caches
-        for n, src in (('two1', 'p1'), ('two3', 'p3')):
-            shutil.copytree(self.p(src, 'proc'), self.p(n, 'proc'))
-            shutil.copytree(self.p(src, 'sys/devices'),
-                            self.p(n, 'sys/devices'))
-            for c in (CACHE, 'other_cache'):
-                shutil.copytree(self.p(src, 'sys/kernel/slab', CACHE),
-                                self.p(n, 'sys/kernel/slab', c))
-        self.dumps = {}
-        for n in list(boxes) + ['miss3', 'nosheaf1', 'nosheaf3', 'wrap1',
-                                'wrap3']:
-            self.dumps[n] = self.dump(n)
-        self.dumps['p3r'] = self.dump('p3', results=self.p('results'))
-        for k in (1, 2, 3):
-            self.dumps['cu%dr' % k] = self.dump('cu%d' % k,
-                                                results=self.p('r%d' % k))
-        for k in (2, 3, 4):
-            self.dumps['cp%dr' % k] = self.dump('cp%d' % k,
-                                                results=self.p('rp%d' % k))
-        for n in ('two1', 'two3'):
-            self.dumps[n] = self.dump(n, caches=(CACHE, 'other_cache'))
-        # the delta documents of compare, made by the Python
-        self.deltas = {}
-        for k in (1, 2, 3):
-            self.deltas['off%d' % k] = self.delta('u0', 'cu%dr' % k)
-        for k in (2, 3, 4):
-            self.deltas['on%d' % k] = self.delta('p0', 'cp%dr' % k)
-            self.deltas['always%d' % k] = self.delta('p0', 'cp%dr' % k)
-        self.deltas['nosheaf'] = self.delta('nosheaf1', 'nosheaf3')
-
-    def p(self, *parts):
-        return os.path.join(self.t, *parts)
-
-    def dump(self, name, results=None, caches=(CACHE,)):
-        r = run_dump(self.p(name), *caches, results=results)
-        if r.returncode:
-            raise RuntimeError('slab-dump.sh %s: %s' % (name, r.stderr))
-        path = self.p(name + ('r' if results else '') + '.dump')
-        if name == 'p3' and results:
-            path = self.p('p3r.dump')
-        with open(path, 'w') as f:
-            f.write(r.stdout)
-        return path
-
-    def delta(self, a, b):
-        path = self.p('%s-%s.delta.json' % (a, b))
-        with open(path, 'w') as f:
-            f.write(slabstat.run(['diff', '--json', self.dumps[a],
-                                  self.dumps[b]]))
-        return path
-
-
 def flat(doc, prefix=''):
     """'path=value' of every leaf of a JSON document"""
     out = {}
@@ -290,96 +152,275 @@ def flat(doc, prefix=''):
     return out
 
 
+# box: mk_box's k, patched[, ncpu]
+BOXES = {'p1': (1, 1), 'p3': (3, 1), 'u1': (1, 0), 'u3': (3, 0),
+         'o1': (1, 0, 2), 'o3': (3, 0, 2), 'u0': (0, 0), 'p0': (0, 1),
+         'cu1': (1, 0), 'cu2': (2, 0), 'cu3': (3, 0), 'cp2': (2, 1),
+         'cp3': (3, 1), 'cp4': (4, 1)}
+# dump: its tree and slab-dump.sh's arguments (a results file by name)
+DUMPS = dict({n: (n, CACHE) for n in list(BOXES) + [
+    'miss3', 'nosheaf1', 'nosheaf3', 'wrap1', 'wrap3']},
+    p3r=('p3', '-r', 'results', CACHE),
+    two1=('two1', CACHE, 'other_cache'), two3=('two3', CACHE, 'other_cache'),
+    **{'cu%dr' % k: ('cu%d' % k, '-r', 'r%d' % k, CACHE) for k in (1, 2, 3)},
+    **{'cp%dr' % k: ('cp%d' % k, '-r', 'rp%d' % k, CACHE) for k in (2, 3, 4)})
+# delta document: its dumps before and after
+DELTAS = dict({'off%d' % k: ('u0', 'cu%dr' % k) for k in (1, 2, 3)},
+              nosheaf=('nosheaf1', 'nosheaf3'),
+              **{'on%d' % k: ('p0', 'cp%dr' % k) for k in (2, 3, 4)})
+
+
+class Fixtures:
+    """the trees, dumps and delta documents, made once"""
+    _made = None
+
+    @classmethod
+    def get(cls):
+        if cls._made is None:
+            cls._made = cls()
+        return cls._made
+
+    def __init__(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.t = self.tmp.name
+        os.chmod(self.t, 0o755)
+        for name, args in BOXES.items():
+            mk_box(self.p(name), *args)
+        shutil.copytree(self.p('p3'), self.p('miss3'), symlinks=True)
+        os.remove(self.p('miss3/sys/kernel/slab', CACHE, 'barn_get'))
+        for n, src in (('nosheaf1', 'u1'), ('nosheaf3', 'u3')):
+            shutil.copytree(self.p(src), self.p(n), symlinks=True)
+            write(self.p(n, 'sys/kernel/slab', CACHE, 'sheaf_capacity'),
+                  '0\n')
+        # per-CPU u32 counters: CPU 0 wraps (2^32 - 296 -> 704), CPU 1 is
+        # cleared (1,000 -> 0)
+        for n, vals in (('wrap1', (4294967000, 1000, 0, 500)),
+                        ('wrap3', (704, 0, 0, 800))):
+            shutil.copytree(self.p('u1'), self.p(n), symlinks=True)
+            parts_file(self.p(n, 'sys/kernel/slab', CACHE, 'alloc_fastpath'),
+                       'C', 0o600, vals)
+        write(self.p('results'), 'run: 3\nstate: done\nerror: -12\n'
+              'placement: cross\nalloc_thread_nodes: 0 0\n'
+              'ops_per_sec: 123456\nremote_free_pct: 100.00\n'
+              'free_lat_p50_ns: 850\nfree_lat_hist: 0 0 1 2 3\n'
+              'cache_name: nfs_page_test\n', 0o644)
+        for k in (1, 2, 3, 4):
+            write(self.p('r%d' % k), 'ops_per_sec: %d\nfree_lat_p99_ns: %d\n'
+                  % (k * 100, k * 1000), 0o644)
+            write(self.p('rp%d' % k), 'ops_per_sec: %d\nfree_lat_p99_ns: '
+                  '%d\n' % (k * 100 - 50, k * 1000), 0o644)
+        # two caches
+        for n, src in (('two1', 'p1'), ('two3', 'p3')):
+            for sub in ('proc', 'sys/devices'):
+                shutil.copytree(self.p(src, sub), self.p(n, sub))
+            for c in (CACHE, 'other_cache'):
+                shutil.copytree(self.p(src, 'sys/kernel/slab', CACHE),
+                                self.p(n, 'sys/kernel/slab', c))
+        self.dumps = {n: self.dump(n, tree, *args)
+                      for n, (tree, *args) in DUMPS.items()}
+        self.deltas = {n: self.delta(n, a, b) for n, (a, b) in DELTAS.items()}
+
+    def p(self, *parts):
+        return os.path.join(self.t, *parts)
+
+    def dump(self, name, tree, *args):
+        args = [self.p(a) if os.path.isfile(self.p(a)) else a for a in args]
+        r = run_dump(self.p(tree), *args)
+        if r.returncode:
+            raise RuntimeError('slab-dump.sh %s: %s' % (name, r.stderr))
+        write(self.p(name + '.dump'), r.stdout, 0o644)
+        return self.p(name + '.dump')
+
+    def delta(self, name, a, b):
+        write(self.p(name + '.delta.json'), slabstat.run(
+            ['diff', '--json', self.dumps[a], self.dumps[b]]), 0o644)
+        return self.p(name + '.delta.json')
+
+
 class SlabstatCase(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.fx = Fixtures.get()
 
     def sl(self, *argv):
-        return slabstat.run(list(argv))
-
-    def d(self, name):
-        return self.fx.dumps[name]
-
-    def err(self, exc, regex, *argv):
-        with contextlib.redirect_stderr(io.StringIO()):
-            with self.assertRaises(exc) as cm:
-                self.sl(*argv)
-        self.assertRegex(str(cm.exception), regex)
+        """slabstat ARGV, the fixtures' dumps and deltas by name"""
+        f = self.fx
+        return slabstat.run([f.dumps.get(a, f.deltas.get(a, a))
+                             for a in argv])
 
 
-class DumpTest(SlabstatCase):
-    """slab-dump.sh and its parse (run.sh's snap cases)"""
+OFF, ON = ('off1', 'off2', 'off3'), ('on2', 'on3', 'on4')
+OFF_ON = ('compare', '--labels', 'off,on') + OFF + ('--',) + ON
+CHURN = 'page allocator churn (alloc_slab + free_slab)'
 
-    def snap(self, name):
-        return flat(json.loads(self.sl('snap', self.d(name))))
+# the command, the section of its text the rows are in, the rows (the
+# fields of each one space apart)
+TEXT_ROWS = (
+    (('diff', 'p1', 'p3'), '', (
+        ('metric', 'before after delta change'),
+        ('alloc_fastpath', '2,000,000 6,000,000 4,000,000 +200.00%'),
+        ('free_slowpath', '500,000 1,500,000 1,000,000 +200.00%'),
+        # zero before, non-zero after: change n/a
+        ('cmpxchg_double_fail', '0 1,234 1,234 n/a'),
+        ('alloc_slowpath', '0 0 0 +0.00%'),
+        ('objects', '600 1,800 1,200 +200.00%'),           # a gauge
+        ('sheaf_capacity', '60 60 0 +0.00%'))),            # a fact
+    (('diff', 'u1', 'p3'), '', (('park_slab', '- 225,000 - absent'),
+                                ('parked', '- 6 - absent'))),
+    (('diff', 'p1', 'miss3'), '', (('barn_get', '10 - - absent'),)),
+    (('diff', 'u1', 'u3'), '', (('PARK_SLAB / FREE_ADD_PARTIAL', 'absent'),
+                                ('PARK_SLAB - UNPARK_SLAB', 'absent'))),
+    (('diff', 'nosheaf1', 'nosheaf3'), '', (
+        ('SHEAF_FLUSH / sheaf_capacity', 'n/a'),)),
+    # a per-CPU u32 wrap is corrected, a clear stays negative
+    (('split', 'wrap1', 'wrap3'), '', (
+        ('alloc_fastpath', '4,294,968,500 1,504 300 +0.00%'),)),
+    (('split', 'wrap1', 'wrap3'), 'per-node split', (
+        ('alloc_fastpath', '0 300 300'),)),
+    (('split', 'p1', 'p3'), 'per-node split', (
+        ('metric', 'node0 node1 all'),
+        ('free_slowpath', '250,000 750,000 1,000,000'),
+        ('park_slab', '0 150,000 150,000'), ('%idle', '37.50 87.50 62.50'))),
+    (('split', 'o1', 'o3'), 'per-node split', (
+        ('metric', 'node0 all'), ('free_slowpath', '250,000 250,000'),
+        ('%idle', '37.50 37.50'))),
+    (('diff', 'two1', 'two3'), 'cache: other', (
+        ('free_slowpath', '500,000 1,500,000 1,000,000 +200.00%'),)),
+    (OFF_ON, '', (
+        ('metric', 'off on delta change'),
+        ('free_slowpath', '1,000,000 (500,000-1,500,000) 1,500,000 '
+         '(1,000,000-2,000,000) 500,000 +50.00%'),
+        ('park_slab', 'absent 225,000 (150,000-300,000) - absent'),
+        (CHURN, '9,000 (4,500-13,500) 13,500 (9,000-18,000) +50.00%'),
+        ('PARK_SLAB / FREE_ADD_PARTIAL', 'absent 75.00% (75.00%-75.00%) '
+         'absent'),
+        ('ops_per_sec', '200 (100-300) 250 (150-350) 50 +25.00%'),
+        ('alloc_lat_p50_ns', 'absent absent - absent'))),
+    (('compare', 'off1', 'off2', '--', 'on2', 'on3'), '', (
+        ('free_slowpath', '750,000 (500,000-1,000,000) 1,250,000 '
+         '(1,000,000-1,500,000) 500,000 +66.67%'),
+        ('metric', 'G1 G2 delta change'))),
+    (OFF_ON[:2] + ('off,on,always',) + OFF_ON[3:] + ('--', 'on2', 'on3'),
+     '', (('metric', 'off on always delta on change on delta always change '
+           'always'),
+          ('free_slowpath', '1,000,000 (500,000-1,500,000) 1,500,000 '
+           '(1,000,000-2,000,000) 1,250,000 (1,000,000-1,500,000) 500,000 '
+           '+50.00% 250,000 +25.00%'))),
+    (('compare', '--labels', 'nosheaves,sheaves', 'nosheaf', '--', 'off1',
+      'off2'), '', (('SHEAF_FLUSH / sheaf_capacity',
+                     'n/a 7,500 (5,000-10,000) n/a'),)),
+)
 
-    def test_dump_lines(self):
-        with open(self.d('p1')) as f:
-            lines = f.read().split('\n')
-        self.assertEqual(lines[0], '@slab-dump 1')
-        self.assertIn('nfs_page_test free_slowpath w 500000 C0=62500 '
-                      'C1=62500 C2=187500 C3=187500', lines)
-        self.assertIn('nfs_page_test slabs r 20 N0=12 N1=8', lines)
-        self.assertIn('nfs_page_test validate w ', lines)
-        self.assertIn('nfs_page_test debugfs/parked r 2', lines)
-        self.assertIn('nfs_page_test debugfs/park w 1', lines)
-        self.assertIn('@node 1 2-3', lines)
-        self.assertIn('@stat cpu3 50 0 0 300 0 25 25 0 0 0', lines)
-        self.assertIn('@kernel 7.3.4-fixture', lines)
-        self.assertTrue(any(re.fullmatch(r'@time \d+ \d{4}-\d\d-\d\dT'
-                                         r'\d\d:\d\d:\d\dZ', ln)
-                            for ln in lines))
+# the command, the CSV's header, lines it has
+CSV_LINES = (
+    (('diff', '--csv', 'u1', 'p3'),
+     'cache,kind,metric,before,after,delta,change_pct', (
+         'nfs_page_test,counter,free_slowpath,500000,1500000,1000000,200.00',
+         'nfs_page_test,counter,park_slab,,225000,,absent',
+         'nfs_page_test,derived,free_slowpath_ratio,,,25,')),
+    (('split', '--csv', 'p1', 'p3'),
+     'cache,kind,metric,before,after,delta,change_pct,node0,node1', (
+         'nfs_page_test,counter,free_slowpath,500000,1500000,1000000,200.00,'
+         '250000,750000',
+         ',idle,idle_pct,,,62.50,,37.50,87.50')),
+    (('compare', '--csv') + OFF_ON[1:],
+     'metric,off,on,kind,cache,off_runs,off_min,off_max,on_runs,on_min,'
+     'on_max,on_delta,on_change_pct', (
+         'free_slowpath,1000000,1500000,counter,nfs_page_test,3,500000,'
+         '1500000,3,1000000,2000000,500000,50.00',
+         'park_slab,,225000,counter,nfs_page_test,0,,,3,150000,300000,,'
+         'absent',
+         'ops_per_sec,200,250,result,,3,100,300,3,150,350,50,25.00')),
+)
+
+C = 'caches.nfs_page_test.'
+M = C + 'metrics.'
+# the command, leaves of its JSON document (flat's paths), what no path
+# may match
+JSON_LEAVES = (
+    (('snap', 'p1'), {
+        C + 'counters.free_slowpath.cpus.2': 187500,
+        C + 'counters.free_slowpath.sum': 500000,
+        C + 'gauges.slabs.nodes.1': 8,
+        # parked (debugfs) is a gauge on the patched kernel
+        C + 'gauges.parked.sum': 2, C + 'facts.sheaf_capacity': 60,
+        C + 'facts.park': 1, 'cpu_node.0': 0, 'cpu_node.1': 0,
+        'cpu_node.2': 1, 'cpu_node.3': 1, 'cpus.3.idle': 300,
+        'cpus.3.busy': 100, 'kernel': '7.3.4-fixture'},
+     # parked has no node parts; settings and flags are no statistics
+     re.escape(C) + r'gauges\.parked\.nodes\.|\.(hwcache_align|cpu_partial|'
+     r'remote_node_defrag_ratio|slabs_cpu_partial|cpu_slabs|aliases|'
+     r'validate|shrink|ctor|poison)([.]|$)'),
+    (('snap', 'u1'), {}, r'\.(park_slab|unpark_slab|parked|park)([.]|$)'),
+    (('diff', '--json', 'p1', 'p3r'), {
+        'slabstat': 'delta', M + 'free_slowpath.delta': 1000000,
+        M + 'free_slowpath.cpus.2': 375000,
+        M + 'free_slowpath.nodes.1': 750000, M + 'slabs.nodes.0': 24,
+        C + 'derived.park_ratio.value': 75, 'results.ops_per_sec': 123456},
+     None),
+    (('diff', '--json', 'u1', 'p3'), {M + 'park_slab.absent': 'before'},
+     None),
+    (('compare', '--json') + OFF_ON[1:], {
+        M + 'free_slowpath.groups.1.median': 1500000,
+        M + 'free_slowpath.groups.1.change_pct': 50,
+        'results.free_lat_p99_ns.groups.0.median': 2000}, None),
+)
+
+
+class OutputTest(SlabstatCase):
+    def test_text_rows(self):
+        for argv, start, rows in TEXT_ROWS:
+            text = self.sl(*argv)
+            text = section(text, start) if start else text
+            for metric, fields in rows:
+                with self.subTest(argv=argv, metric=metric):
+                    self.assertEqual(row(metric, text), metric + ' ' + fields)
+
+    def test_csv_lines(self):
+        for argv, header, lines in CSV_LINES:
+            with self.subTest(argv=argv):
+                out = self.sl(*argv).split('\n')
+                self.assertEqual(out[0], header)
+                for line in lines:
+                    self.assertIn(line, out)
+
+    def test_json_leaves(self):
+        for argv, leaves, none in JSON_LEAVES:
+            with self.subTest(argv=argv):
+                f = flat(json.loads(self.sl(*argv)))
+                self.assertEqual({k: f.get(k) for k in leaves}, leaves)
+                if none:
+                    self.assertFalse([k for k in f if re.search(none, k)])
+
+    def test_diff_text(self):
+        d = self.sl('diff', 'p1', 'p3')
+        tbl = section(d, 'metric ').split('\n\n')[0].split('\n')
+        self.assertEqual(len({len(x) for x in tbl if x}), 1,
+                         'metric table columns right-aligned')
+        der = section(d, 'derived ').rstrip('\n').split('\n\n')[0]
+        self.assertEqual('\n'.join(der.split('\n')[2:]), """\
+FREE_SLOWPATH / (FREE_FASTPATH + FREE_SLOWPATH)   25.00%
+SHEAF_FLUSH / sheaf_capacity                      10,000
+BARN_PUT_FAIL / (SHEAF_FLUSH / sheaf_capacity)      0.90
+PARK_SLAB / FREE_ADD_PARTIAL                      75.00%
+PARK_SLAB - UNPARK_SLAB                            1,000
+page allocator churn (alloc_slab + free_slab)      9,000""")
+        self.assertNotRegex(d, r'(?m)^per-node')
+        self.assertIn('\nnote: alloc_fastpath: the per-CPU counter wrapped '
+                      'at 2^32 on 1 CPU(s); delta corrected\n',
+                      self.sl('split', 'wrap1', 'wrap3'))
+        self.assertEqual(re.findall(r'(?m)^cache: .*$',
+                                    self.sl('diff', 'two1', 'two3')),
+                         ['cache: nfs_page_test', 'cache: other_cache'])
+        self.assertIn('\ngroup on: 3 runs, kernel 7.3.4-fixture\n',
+                      self.sl(*OFF_ON))
 
     def test_snap(self):
-        f = self.snap('p1')
-        c = 'caches.nfs_page_test.'
-        self.assertEqual(f[c + 'counters.free_slowpath.cpus.2'], 187500)
-        self.assertEqual(f[c + 'counters.free_slowpath.sum'], 500000)
-        self.assertEqual(f[c + 'gauges.slabs.nodes.1'], 8)
-        # parked (debugfs) is a gauge on the patched kernel, no node parts
-        self.assertEqual(f[c + 'gauges.parked.sum'], 2)
-        self.assertFalse([k for k in f
-                          if k.startswith(c + 'gauges.parked.nodes.')])
-        self.assertEqual(f[c + 'facts.sheaf_capacity'], 60)
-        self.assertEqual(f[c + 'facts.park'], 1)
+        f = flat(json.loads(self.sl('snap', 'p1')))
         # every stat file found (25 + cmpxchg + 2 park)
         self.assertEqual(len([k for k in f if re.fullmatch(
-            re.escape(c) + r'counters\.[a-z_]*\.sum', k)]), 28)
-        bad = re.compile(r'\.(hwcache_align|cpu_partial|'
-                         r'remote_node_defrag_ratio|slabs_cpu_partial|'
-                         r'cpu_slabs|aliases|validate|shrink|ctor|poison)'
-                         r'([.]|$)')
-        self.assertFalse([k for k in f if bad.search(k)])
-        self.assertEqual([f['cpu_node.%d' % i] for i in range(4)],
-                         [0, 0, 1, 1])
-        self.assertEqual((f['cpus.3.idle'], f['cpus.3.busy']), (300, 100))
-        self.assertEqual(f['kernel'], '7.3.4-fixture')
-
-    def test_unpatched(self):
-        f = self.snap('u1')
-        self.assertFalse([k for k in f if re.search(
-            r'\.(park_slab|unpark_slab|parked|park)([.]|$)', k)])
-
-    def test_bad_parked(self):
-        root = self.fx.p('badparked')
-        if not os.path.exists(root):
-            shutil.copytree(self.fx.p('p1'), root, symlinks=True)
-            write(os.path.join(root, 'sys/kernel/debug/slab', CACHE,
-                               'parked'), '2 N1=2\n')
-        r = run_dump(root)
-        self.assertEqual(r.returncode, 0)
-        path = os.path.join(root, 'dump')
-        with open(path, 'w') as f:
-            f.write(r.stdout)
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err):
-            f = flat(json.loads(self.sl('snap', path)))
-        self.assertIn('parked: not a single number', err.getvalue())
-        self.assertFalse([k for k in f if '.gauges.parked' in k])
-
-    def test_results(self):
-        f = self.snap('p3r')
+            re.escape(C) + r'counters\.[a-z_]*\.sum', k)]), 28)
+        f = flat(json.loads(self.sl('snap', 'p3r')))
         self.assertEqual([(k, v) for k, v in f.items()
                           if k.startswith('results.')],
                          [('results.run', 3), ('results.error', -12),
@@ -387,15 +428,52 @@ class DumpTest(SlabstatCase):
                           ('results.remote_free_pct', 100),
                           ('results.free_lat_p50_ns', 850)])
 
-    def test_nonuma(self):
-        root = self.fx.p('nonuma')
+
+class DumpTest(SlabstatCase):
+    """slab-dump.sh and its parse"""
+
+    def copy(self, src, name):
+        root = self.fx.p(name)
         if not os.path.exists(root):
-            shutil.copytree(self.fx.p('o1'), root, symlinks=True)
-            shutil.rmtree(os.path.join(root, 'sys/devices/system/node'))
-        r = run_dump(root)
+            shutil.copytree(self.fx.p(src), root, symlinks=True)
+        return root
+
+    def test_dump_lines(self):
+        with open(self.fx.dumps['p1']) as f:
+            lines = f.read().split('\n')
+        self.assertEqual(lines[0], '@slab-dump 1')
+        for want in ('nfs_page_test free_slowpath w 500000 C0=62500 '
+                     'C1=62500 C2=187500 C3=187500',
+                     'nfs_page_test slabs r 20 N0=12 N1=8',
+                     'nfs_page_test validate w ',
+                     'nfs_page_test debugfs/parked r 2',
+                     'nfs_page_test debugfs/park w 1', '@node 1 2-3',
+                     '@stat cpu3 50 0 0 300 0 25 25 0 0 0',
+                     '@kernel 7.3.4-fixture'):
+            self.assertIn(want, lines)
+        self.assertTrue(any(re.fullmatch(r'@time \d+ \d{4}-\d\d-\d\dT'
+                                         r'\d\d:\d\d:\d\dZ', ln)
+                            for ln in lines))
+
+    def test_bad_parked(self):
+        root = self.copy('p1', 'badparked')
+        write(os.path.join(root, 'sys/kernel/debug/slab', CACHE, 'parked'),
+              '2 N1=2\n')
+        r = run_dump(root, CACHE)
+        self.assertEqual(r.returncode, 0)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            f = flat(slabstat.snap_json(slabstat.parse_dump(r.stdout)))
+        self.assertIn('parked: not a single number', err.getvalue())
+        self.assertFalse([k for k in f if '.gauges.parked' in k])
+
+    def test_nonuma(self):
+        root = self.copy('o1', 'nonuma')
+        shutil.rmtree(os.path.join(root, 'sys/devices/system/node'),
+                      ignore_errors=True)
+        r = run_dump(root, CACHE)
         self.assertIn('@nonuma', r.stdout.split('\n'))
-        s = slabstat.parse_dump(r.stdout)
-        self.assertEqual(s.cpu_node, [0, 0])
+        self.assertEqual(slabstat.parse_dump(r.stdout).cpu_node, [0, 0])
 
     def test_parse_stat(self):
         ps = slabstat.parse_stat
@@ -407,212 +485,17 @@ class DumpTest(SlabstatCase):
                     ' 1'):
             self.assertIsNone(ps(bad), bad)
 
-
-class DiffTest(SlabstatCase):
-    def test_table(self):
-        d = self.sl('diff', self.d('p1'), self.d('p3'))
-        self.assertEqual(row('metric', d), 'metric before after delta change')
-        for want in (
-                'alloc_fastpath 2,000,000 6,000,000 4,000,000 +200.00%',
-                'free_slowpath 500,000 1,500,000 1,000,000 +200.00%',
-                # zero before, non-zero after: change n/a
-                'cmpxchg_double_fail 0 1,234 1,234 n/a',
-                'alloc_slowpath 0 0 0 +0.00%',
-                'objects 600 1,800 1,200 +200.00%',        # a gauge
-                'sheaf_capacity 60 60 0 +0.00%'):          # a fact
-            self.assertEqual(row(want.split()[0], d), want)
-        tbl = section(d, 'metric ').split('\n\n')[0].split('\n')
-        self.assertEqual(len({len(x) for x in tbl if x}), 1,
-                         'metric table columns right-aligned')
-        der = section(d, 'derived ').rstrip('\n').split('\n\n')[0]
-        der = der.split('\n')[2:]
-        self.assertEqual('\n'.join(der), """\
-FREE_SLOWPATH / (FREE_FASTPATH + FREE_SLOWPATH)   25.00%
-SHEAF_FLUSH / sheaf_capacity                      10,000
-BARN_PUT_FAIL / (SHEAF_FLUSH / sheaf_capacity)      0.90
-PARK_SLAB / FREE_ADD_PARTIAL                      75.00%
-PARK_SLAB - UNPARK_SLAB                            1,000
-page allocator churn (alloc_slab + free_slab)      9,000""")
-        self.assertNotRegex(d, r'(?m)^per-node')
-
-    def test_absent(self):
-        d = self.sl('diff', self.d('u1'), self.d('p3'))
-        self.assertEqual(row('park_slab', d), 'park_slab - 225,000 - absent')
-        self.assertEqual(row('parked', d), 'parked - 6 - absent')
-        d = self.sl('diff', self.d('p1'), self.d('miss3'))
-        self.assertEqual(row('barn_get', d), 'barn_get 10 - - absent')
-        d = self.sl('diff', self.d('u1'), self.d('u3'))
-        self.assertEqual(row('PARK_SLAB / FREE_ADD_PARTIAL', d),
-                         'PARK_SLAB / FREE_ADD_PARTIAL absent')
-        self.assertEqual(row('PARK_SLAB - UNPARK_SLAB', d),
-                         'PARK_SLAB - UNPARK_SLAB absent')
-        d = self.sl('diff', self.d('nosheaf1'), self.d('nosheaf3'))
-        self.assertEqual(row('SHEAF_FLUSH / sheaf_capacity', d),
-                         'SHEAF_FLUSH / sheaf_capacity n/a')
-
-    def test_wrap(self):
-        d = self.sl('split', self.d('wrap1'), self.d('wrap3'))
-        # a per-CPU u32 wrap is corrected, a clear stays negative
-        self.assertEqual(row('alloc_fastpath', d),
-                         'alloc_fastpath 4,294,968,500 1,504 300 +0.00%')
-        self.assertIn('\nnote: alloc_fastpath: the per-CPU counter wrapped '
-                      'at 2^32 on 1 CPU(s); delta corrected\n', d)
-        self.assertEqual(row('alloc_fastpath', section(d, 'per-node split')),
-                         'alloc_fastpath 0 300 300')
-
-    def test_csv(self):
-        d = self.sl('diff', '--csv', self.d('u1'), self.d('p3')).split('\n')
-        self.assertEqual(d[0], 'cache,kind,metric,before,after,delta,'
-                         'change_pct')
-        self.assertIn('nfs_page_test,counter,free_slowpath,500000,1500000,'
-                      '1000000,200.00', d)
-        self.assertIn('nfs_page_test,counter,park_slab,,225000,,absent', d)
-        self.assertIn('nfs_page_test,derived,free_slowpath_ratio,,,25,', d)
-
-    def test_json(self):
-        f = flat(json.loads(self.sl('diff', '--json', self.d('p1'),
-                                    self.d('p3r'))))
-        m = 'caches.nfs_page_test.metrics.'
-        self.assertEqual(f['slabstat'], 'delta')
-        self.assertEqual(f[m + 'free_slowpath.delta'], 1000000)
-        self.assertEqual(f[m + 'free_slowpath.cpus.2'], 375000)
-        self.assertEqual(f[m + 'free_slowpath.nodes.1'], 750000)
-        self.assertEqual(f[m + 'slabs.nodes.0'], 24)
-        self.assertEqual(f['caches.nfs_page_test.derived.park_ratio.value'],
-                         75)
-        self.assertEqual(f['results.ops_per_sec'], 123456)
-        f = flat(json.loads(self.sl('diff', '--json', self.d('u1'),
-                                    self.d('p3'))))
-        self.assertEqual(f[m + 'park_slab.absent'], 'before')
-
-    def test_per_node(self):
-        p = section(self.sl('split', self.d('p1'), self.d('p3')),
-                    'per-node split')
-        self.assertEqual(row('metric', p), 'metric node0 node1 all')
-        self.assertEqual(row('free_slowpath', p),
-                         'free_slowpath 250,000 750,000 1,000,000')
-        self.assertEqual(row('park_slab', p), 'park_slab 0 150,000 150,000')
-        self.assertEqual(row('%idle', p), '%idle 37.50 87.50 62.50')
-        p = section(self.sl('split', self.d('o1'), self.d('o3')),
-                    'per-node split')
-        self.assertEqual(row('metric', p), 'metric node0 all')
-        self.assertEqual(row('free_slowpath', p),
-                         'free_slowpath 250,000 250,000')
-        self.assertEqual(row('%idle', p), '%idle 37.50 37.50')
-
-    def test_split_csv(self):
-        d = self.sl('split', '--csv', self.d('p1'), self.d('p3')).split('\n')
-        self.assertEqual(d[0], 'cache,kind,metric,before,after,delta,'
-                         'change_pct,node0,node1')
-        self.assertIn('nfs_page_test,counter,free_slowpath,500000,1500000,'
-                      '1000000,200.00,250000,750000', d)
-        self.assertIn(',idle,idle_pct,,,62.50,,37.50,87.50', d)
-
-    def test_two_caches(self):
-        d = self.sl('diff', self.d('two1'), self.d('two3'))
-        self.assertEqual(re.findall(r'(?m)^cache: .*$', d),
-                         ['cache: nfs_page_test', 'cache: other_cache'])
-        self.assertEqual(row('free_slowpath', section(d, 'cache: other')),
-                         'free_slowpath 500,000 1,500,000 1,000,000 +200.00%')
-
-
-class CompareTest(SlabstatCase):
-    def g(self, *names):
-        return [self.fx.deltas[n] for n in names]
-
-    def test_text(self):
-        c = self.sl('compare', '--labels', 'off,on',
-                    *self.g('off1', 'off2', 'off3'), '--',
-                    *self.g('on2', 'on3', 'on4'))
-        self.assertEqual(row('metric', c), 'metric off on delta change')
-        self.assertEqual(row('free_slowpath', c),
-                         'free_slowpath 1,000,000 (500,000-1,500,000) '
-                         '1,500,000 (1,000,000-2,000,000) 500,000 +50.00%')
-        self.assertEqual(row('park_slab', c),
-                         'park_slab absent 225,000 (150,000-300,000) - '
-                         'absent')
-        churn = 'page allocator churn (alloc_slab + free_slab)'
-        self.assertEqual(row(churn, c), churn + ' 9,000 (4,500-13,500) '
-                         '13,500 (9,000-18,000) +50.00%')
-        self.assertEqual(row('PARK_SLAB / FREE_ADD_PARTIAL', c),
-                         'PARK_SLAB / FREE_ADD_PARTIAL absent 75.00% '
-                         '(75.00%-75.00%) absent')
-        self.assertEqual(row('ops_per_sec', c),
-                         'ops_per_sec 200 (100-300) 250 (150-350) 50 +25.00%')
-        self.assertEqual(row('alloc_lat_p50_ns', c),
-                         'alloc_lat_p50_ns absent absent - absent')
-        self.assertIn('\ngroup on: 3 runs, kernel 7.3.4-fixture\n', c)
-
-    def test_even_default_labels(self):
-        c = self.sl('compare', *self.g('off1', 'off2'), '--',
-                    *self.g('on2', 'on3'))
-        self.assertEqual(row('free_slowpath', c),
-                         'free_slowpath 750,000 (500,000-1,000,000) '
-                         '1,250,000 (1,000,000-1,500,000) 500,000 +66.67%')
-        self.assertEqual(row('metric', c), 'metric G1 G2 delta change')
-
-    def test_three_groups(self):
-        c = self.sl('compare', '--labels', 'off,on,always',
-                    *self.g('off1', 'off2', 'off3'), '--',
-                    *self.g('on2', 'on3', 'on4'), '--',
-                    *self.g('always2', 'always3'))
-        self.assertEqual(row('metric', c), 'metric off on always delta on '
-                         'change on delta always change always')
-        self.assertEqual(row('free_slowpath', c),
-                         'free_slowpath 1,000,000 (500,000-1,500,000) '
-                         '1,500,000 (1,000,000-2,000,000) 1,250,000 '
-                         '(1,000,000-1,500,000) 500,000 +50.00% 250,000 '
-                         '+25.00%')
-
-    def test_undefined(self):
-        c = self.sl('compare', '--labels', 'nosheaves,sheaves',
-                    *self.g('nosheaf'), '--', *self.g('off1', 'off2'))
-        self.assertEqual(row('SHEAF_FLUSH / sheaf_capacity', c),
-                         'SHEAF_FLUSH / sheaf_capacity n/a 7,500 '
-                         '(5,000-10,000) n/a')
-
-    def test_csv(self):
-        c = self.sl('compare', '--csv', '--labels', 'off,on',
-                    *self.g('off1', 'off2', 'off3'), '--',
-                    *self.g('on2', 'on3', 'on4')).split('\n')
-        self.assertEqual(c[0], 'metric,off,on,kind,cache,off_runs,off_min,'
-                         'off_max,on_runs,on_min,on_max,on_delta,'
-                         'on_change_pct')
-        for want in ('free_slowpath,1000000,1500000,counter,nfs_page_test,3,'
-                     '500000,1500000,3,1000000,2000000,500000,50.00',
-                     'park_slab,,225000,counter,nfs_page_test,0,,,3,150000,'
-                     '300000,,absent',
-                     'ops_per_sec,200,250,result,,3,100,300,3,150,350,50,'
-                     '25.00'):
-            self.assertIn(want, c)
-
-    def test_json(self):
-        f = flat(json.loads(self.sl('compare', '--json', '--labels', 'off,on',
-                                    *self.g('off1', 'off2', 'off3'), '--',
-                                    *self.g('on2', 'on3', 'on4'))))
-        m = 'caches.nfs_page_test.metrics.free_slowpath.groups.1.'
-        self.assertEqual(f[m + 'median'], 1500000)
-        self.assertEqual(f[m + 'change_pct'], 50)
-        self.assertEqual(f['results.free_lat_p99_ns.groups.0.median'], 2000)
-
-
-class DeltasTest(SlabstatCase):
-    """deltas: the delta documents of guest-compare.sh's dumps"""
-
     def test_write_deltas(self):
-        fx = self.fx
         with tempfile.TemporaryDirectory() as t:
             d = os.path.join(t, 'runs', 'cross', 'park1')
             os.makedirs(d)
-            for src, dst in (('p1', '1.before.dump'), ('p3r', '1.after.dump'),
-                             ('u1', '2.before.dump'), ('u3', '2.after.dump')):
-                with open(fx.dumps[src]) as f, \
-                        open(os.path.join(d, dst), 'w') as g:
-                    g.write(f.read())
+            for src, dst in (('p1', '1.before'), ('p3r', '1.after'),
+                             ('u1', '2.before'), ('u3', '2.after')):
+                shutil.copy(self.fx.dumps[src], os.path.join(d, dst + '.dump'))
             self.assertEqual(slabstat.write_deltas(t), 2)
             with open(os.path.join(d, '1.json')) as f:
-                self.assertEqual(f.read(), slabstat.run(
-                    ['diff', '--json', fx.dumps['p1'], fx.dumps['p3r']]))
+                self.assertEqual(f.read(), self.sl('diff', '--json', 'p1',
+                                                   'p3r'))
             os.remove(os.path.join(d, '2.after.dump'))
             with self.assertRaisesRegex(slabstat.Error,
                                         r'2\.before\.dump has no '
@@ -622,13 +505,57 @@ class DeltasTest(SlabstatCase):
             self.assertEqual(slabstat.write_deltas(os.path.join(t, 'x')), 0)
 
 
+U, E = slabstat.UsageError, slabstat.Error
+# the exception, its message, the command
+ERRORS = (
+    (U, '^missing command$', ()),
+    (U, "unknown command 'frobnicate'", ('frobnicate',)),
+    (U, "unknown option '--bogus'", ('diff', '--bogus', 'a', 'b')),
+    (U, "unknown command 'window'", ('window', CACHE)),
+    (U, "unknown option '--labels'", ('diff', '--labels', 'a', 'p1', 'p3')),
+    (U, 'diff needs two dumps', ('diff', 'p1')),
+    (U, 'exclude each other', ('diff', '--csv', '--json', 'p1', 'p3')),
+    (U, 'names more groups', ('compare', '--labels', 'a,b,c', 'off1', '--',
+                              'on2')),
+    (U, 'empty group', ('compare', 'off1', '--')),
+    (E, 'not a delta document.*this is a slab dump', ('compare', 'p1', '--',
+                                                      'off1')),
+    (E, 'not a delta document.*this is a snapshot', ('compare', 'snap.json',
+                                                     '--', 'off1')),
+    (E, 'not a slab dump', ('diff', 'off1', 'p3')),
+    (E, 'not valid JSON', ('compare', 'broken.json')),
+    (E, r"line\.dump:2: not a 'CACHE ATTR MODE VALUE' line", (
+        'diff', 'line.dump', 'p3')),
+    # a dump cut short (a full disk, a killed dump): refused
+    (E, r"cut\.dump: truncated: no '@end' line", ('diff', 'cut.dump', 'p3')),
+    (E, 'not a slab dump', ('diff', 'hello.dump', 'p3')),
+    (E, 'cannot read .*nonexistent', ('diff', 'nonexistent', 'p3')),
+)
+# the tree, slab-dump.sh's arguments, its status, its stderr
+DUMP_ERRORS = (
+    # (slabstat sorted close names by edit distance; the sh lists the
+    # names that share 4 characters or contain the name, in directory
+    # order)
+    ('err', ('nfs_page_tst',), 1, r"no cache 'nfs_page_tst' .*close names: "
+     r"nfs_page, nfs_page_test, nfs_page_test2$"),
+    ('err', ('kmalloc-64',), 1, r"no cache 'kmalloc-64'.*no similar names"),
+    ('err', ('nfs_page',), 1, r"'nfs_page' is an alias of the merged cache "
+     r"':a-0000128'"),
+    ('nonexistent', ('x',), 1, r'cannot open .*/kernel/slab'),
+    ('two1', (CACHE, CACHE), 1, 'given twice'),
+    ('p1', ('-r', 'nonexistent', CACHE), 1, 'cannot read results file'),
+    ('p1', (), 2, '^usage:'),
+)
+
+
 class ErrorTest(SlabstatCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        e = cls.fx.p('err/sys/kernel/slab')
+        fx = cls.fx
+        e = fx.p('err/sys/kernel/slab')
         if not os.path.exists(e):
-            src = cls.fx.p('p1/sys/kernel/slab', CACHE)
+            src = fx.p('p1/sys/kernel/slab', CACHE)
             for n in (CACHE, CACHE + '2', ':a-0000128'):
                 shutil.copytree(src, os.path.join(e, n))
             os.symlink(':a-0000128', os.path.join(e, 'nfs_page'))
@@ -636,35 +563,35 @@ class ErrorTest(SlabstatCase):
             for n in ('object_size', 'slabs', 'objects', 'partial'):
                 shutil.copy2(os.path.join(src, n),
                              os.path.join(e, 'nostats', n))
+        with open(fx.dumps['p1']) as f:
+            whole = f.read()
+        for name, text in (
+                ('snap.json', slabstat.run(['snap', fx.dumps['p1']])),
+                ('broken.json', '{"slabstat": "delta", "caches": {\n'),
+                ('line.dump', '@slab-dump 1\nnfs_page_test free_slowpath\n'
+                 '@end\n'),
+                ('cut.dump', whole[:len(whole) // 2]),
+                ('hello.dump', 'hello\n')):
+            write(fx.p(name), text, 0o644)
 
-    def dump_err(self, cache, regex, root=None):
-        r = run_dump(root or self.fx.p('err'), cache)
-        self.assertEqual(r.returncode, 1, r.stderr)
-        self.assertEqual(r.stdout, '', 'nothing printed on an error')
-        self.assertRegex(r.stderr, regex)
+    def test_errors(self):
+        for exc, regex, argv in ERRORS:
+            with self.subTest(argv=argv):
+                argv = [self.fx.p(a) if a.endswith(('.json', '.dump')) or
+                        a == 'nonexistent' else a for a in argv]
+                with contextlib.redirect_stderr(io.StringIO()):
+                    with self.assertRaisesRegex(exc, regex):
+                        self.sl(*argv)
 
     def test_dump_errors(self):
-        # (slabstat sorted close names by edit distance; the sh lists
-        # the names that share 4 characters or contain the name, in
-        # directory order)
-        self.dump_err('nfs_page_tst', r"no cache 'nfs_page_tst' .*close "
-                      r"names: nfs_page, nfs_page_test, nfs_page_test2$")
-        self.dump_err('kmalloc-64', r"no cache 'kmalloc-64'.*no similar "
-                      r"names")
-        self.dump_err('nfs_page', r"'nfs_page' is an alias of the merged "
-                      r"cache ':a-0000128'")
-        self.dump_err('x', r'cannot open .*/kernel/slab',
-                      root=self.fx.p('nonexistent'))
-        r = run_dump(self.fx.p('two1'), CACHE, CACHE)
-        self.assertEqual(r.returncode, 1)
-        self.assertIn('given twice', r.stderr)
-        r = run_dump(self.fx.p('p1'), results=self.fx.p('nonexistent'))
-        self.assertEqual(r.returncode, 1)
-        self.assertIn('cannot read results file', r.stderr)
-        r = subprocess.run(['sh', DUMP_SH], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True)
-        self.assertEqual(r.returncode, 2)
-        self.assertRegex(r.stderr, '^usage:')
+        for tree, args, rc, regex in DUMP_ERRORS:
+            with self.subTest(args=args):
+                args = [self.fx.p(a) if a == 'nonexistent' else a
+                        for a in args]
+                r = run_dump(self.fx.p(tree), *args)
+                self.assertEqual(r.returncode, rc, r.stderr)
+                self.assertEqual(r.stdout, '', 'nothing printed on an error')
+                self.assertRegex(r.stderr, regex)
 
     def test_nostats(self):
         r = run_dump(self.fx.p('err'), 'nostats')
@@ -676,8 +603,8 @@ class ErrorTest(SlabstatCase):
     @unittest.skipUnless(os.geteuid() == 0 and shutil.which('setpriv'),
                          'needs root and setpriv')
     def test_permission(self):
-        r = run_dump(self.fx.p('p1'), pre=('setpriv', '--reuid=65534',
-                                           '--regid=65534', '--clear-groups'))
+        r = run_dump(self.fx.p('p1'), CACHE, pre=(
+            'setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn('@unreadable nfs_page_test free_slowpath',
                       r.stdout.split('\n'))
@@ -685,58 +612,14 @@ class ErrorTest(SlabstatCase):
                                     r'.*run slab-dump.sh as root'):
             slabstat.parse_dump(r.stdout)
 
-    def test_usage(self):
-        u = slabstat.UsageError
-        off1, on2 = self.fx.deltas['off1'], self.fx.deltas['on2']
-        self.err(u, '^missing command$')
-        self.err(u, "unknown command 'frobnicate'", 'frobnicate')
-        self.err(u, "unknown option '--bogus'", 'diff', '--bogus', 'a', 'b')
-        self.err(u, "unknown command 'window'", 'window', CACHE)
-        self.err(u, "unknown option '--labels'", 'diff', '--labels', 'a',
-                 self.d('p1'), self.d('p3'))
-        self.err(u, 'diff needs two dumps', 'diff', self.d('p1'))
-        self.err(u, 'exclude each other', 'diff', '--csv', '--json',
-                 self.d('p1'), self.d('p3'))
-        self.err(u, 'names more groups', 'compare', '--labels', 'a,b,c',
-                 off1, '--', on2)
-        self.err(u, 'empty group', 'compare', off1, '--')
-
-    def test_bad_input(self):
-        e = slabstat.Error
-        off1 = self.fx.deltas['off1']
-        self.err(e, 'not a delta document.*this is a slab dump', 'compare',
-                 self.d('p1'), '--', off1)
-        snap = self.fx.p('p1.snap.json')
-        write(snap, self.sl('snap', self.d('p1')), 0o644)
-        self.err(e, 'not a delta document.*this is a snapshot', 'compare',
-                 snap, '--', off1)
-        self.err(e, 'not a slab dump', 'diff', off1, self.d('p3'))
-        broken = self.fx.p('broken.json')
-        write(broken, '{"slabstat": "delta", "caches": {\n', 0o644)
-        self.err(e, 'not valid JSON', 'compare', broken)
-        junk = self.fx.p('junk.dump')
-        write(junk, '@slab-dump 1\nnfs_page_test free_slowpath\n@end\n',
-              0o644)
-        self.err(e, r"junk.dump:2: not a 'CACHE ATTR MODE VALUE' line",
-                 'diff', junk, self.d('p3'))
-        # a dump cut short (a full disk, a killed dump): refused
-        with open(self.d('p1')) as f:
-            whole = f.read()
-        write(junk, whole[:len(whole) // 2], 0o644)
-        self.err(e, r"junk.dump: truncated: no '@end' line", 'diff', junk,
-                 self.d('p3'))
-        write(junk, 'hello\n', 0o644)
-        self.err(e, 'not a slab dump', 'diff', junk, self.d('p3'))
-        self.err(e, 'cannot read .*nonexistent', 'diff',
-                 self.fx.p('nonexistent'), self.d('p3'))
-
     def test_cli_exit_status(self):
         env = dict(os.environ, PYTHONPATH=TOOLS)
         for argv, rc, regex in (
-                (['diff', self.d('p1'), self.d('p3')], 0, '^'),
-                (['diff', self.fx.deltas['off1'], self.d('p3')], 1,
-                 r'^slabstat: .*not a slab dump'),
+                (['diff', 'p1', 'p3'], 0, '^'),
+                (['diff', 'off1', 'p3'], 1, r'^slabstat: .*not a slab dump'),
                 (['frob'], 2, r"^slabstat: unknown command 'frob'\n\nusage:")):
+            argv = [self.fx.dumps.get(a, self.fx.deltas.get(a, a))
+                    for a in argv]
             r = subprocess.run([sys.executable, '-m', 'slabpark.slabstat'] +
                                argv, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE,
