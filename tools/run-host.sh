@@ -15,20 +15,13 @@
 #                     checks the knobs, tools/slabpark/config.py, and runs this)
 #   --check-only      check the prerequisites, say so, and stop
 #
-# The prerequisites, checked in this order before anything is built or
-# loaded; the first that fails prints one line "slabpark: error: ..." on
-# stderr and the exit status is 1:
-#   root; at least 2 online NUMA nodes; CONFIG_SLUB_STATS (the counter
-#   files of /sys/kernel/slab/<cache>/); debugfs mounted (mount -t debugfs
-#   none /sys/kernel/debug: the module's controls, and the switch); the
-#   'park' switch, /sys/kernel/debug/slab/<cache>/park (a kernel with the
-#   series, CONFIG_SLUB_DEBUG and CONFIG_DEBUG_FS; HOST_BASE_ONLY=1
-#   measures a kernel without it); /proc/lock_stat if LOCKSTAT=1; the
-#   commands; the kernel's build tree (KDIR), or the module HOST_MODULE
-#   built for the running kernel;
-#   slub_stress not loaded; ALLOC_NODE and FREE_NODE (or the default
-#   pair, topo_choose in tools/guest/guest-lib.sh): online, with CPUs,
-#   the alloc node with normal memory, two different nodes.
+# The prerequisites, in this order, before anything is built or loaded
+# (the first that fails: one line "slabpark: error: ..." on stderr, exit
+# status 1): root; 2 online NUMA nodes; CONFIG_SLUB_STATS; debugfs
+# mounted; the series' park switch /sys/kernel/debug/slab/<cache>/park
+# (unless HOST_BASE_ONLY=1); /proc/lock_stat if LOCKSTAT=1; the commands;
+# KDIR, or HOST_MODULE built for the running kernel; slub_stress not
+# loaded; the nodes (topo_choose in tools/guest/guest-lib.sh).
 #
 # Environment: make run's RUNS DURATION_MS PLACEMENTS LOCKSTAT MEASURE
 # SWEEP RESULTS_DIR, all set (MEASURE=1 with the measurement kernel
@@ -37,7 +30,6 @@
 #                       (default /lib/modules/$(uname -r)/build)
 #   HOST_MODULE=KO      a slub_stress.ko built for the running kernel,
 #                       instead of building one into RESULTS/host/module-build/
-#                       (make check's guest test)
 #   HOST_BASE_ONLY=1    accept a kernel without the park switch: base
 #                       numbers only
 #   ALLOC_NODE=N FREE_NODE=N  the nodes of the allocators and the remote
@@ -76,7 +68,8 @@ done
 sys=/sys
 if [ -n "${SLABPARK_SYSFS:-}" ]; then
 	[ "$check_only" = 1 ] ||
-		sp_die "SLABPARK_SYSFS=$SLABPARK_SYSFS is for the tests of the prerequisite checks: only with --check-only"
+		sp_die "SLABPARK_SYSFS=$SLABPARK_SYSFS is for the tests of the prerequisite checks:" \
+			"only with --check-only"
 	sys=$SLABPARK_SYSFS
 fi
 base_only=${HOST_BASE_ONLY:-0}
@@ -85,92 +78,70 @@ kver=$(uname -r)
 kdir=${KDIR:-/lib/modules/$kver/build}
 module=${HOST_MODULE:-}
 
-# cpulist_count FILE: how many ids a cpulist/nodelist file names ("0-1",
-# "0,2-3", ...); 0 when it cannot be read
-cpulist_count() {
-	[ -r "$1" ] || { echo 0; return; }
-	awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
-		n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' "$1"
-}
-
-# online_nodes: how many NUMA nodes are online
-online_nodes() {
-	cpulist_count "$sys/devices/system/node/online"
-}
-
+# the online NUMA nodes: how many ids node/online names ("0-1", "0,2-3")
+online=$(cat "$sys/devices/system/node/online" 2>/dev/null) || online=
+nodes=0
+for r in ${online//,/ }; do nodes=$((nodes + ${r#*-} - ${r%-*} + 1)); done
 # the series' debugfs switch of any cache (debug caches have none)
-has_park_switch() {
-	compgen -G "$sys/kernel/debug/slab/*/park" >/dev/null
-}
+switch="park switch"
+compgen -G "$sys/kernel/debug/slab/*/park" >/dev/null || switch="no park switch (base only)"
 
-# One check after another, each failure one line (sp_die).
-check_prerequisites() {
-	local n cmds
-	[ "$(id -u)" = 0 ] ||
-		sp_die "make run HOST=1 loads a module and writes /sys/kernel/slab and /sys/kernel/debug: run it as root (sudo make run HOST=1)"
-	n=$(online_nodes)
-	[ "$n" -ge 2 ] ||
-		sp_die "this machine has $n online NUMA node(s) ($sys/devices/system/node/online), make run HOST=1 needs 2 (a 2-socket box; make run without HOST=1 uses a 2-node guest)"
-	compgen -G "$sys/kernel/slab/*/alloc_fastpath" >/dev/null ||
-		sp_die "kernel $kver has no SLUB counters (no $sys/kernel/slab/*/alloc_fastpath): build it with CONFIG_SLUB_STATS=y"
-	[ -n "$(ls -A "$sys/kernel/debug" 2>/dev/null)" ] ||
-		sp_die "debugfs is not mounted at $sys/kernel/debug (CONFIG_DEBUG_FS=y; mount -t debugfs none /sys/kernel/debug)"
-	if ! has_park_switch && [ "$base_only" != 1 ]; then
-		sp_die "kernel $kver has no park switch (no $sys/kernel/debug/slab/*/park): it is unpatched (or built without CONFIG_SLUB_DEBUG, or every cache has SLUB debug flags); boot the patched kernel, or rerun with HOST_BASE_ONLY=1 for base-only numbers"
-	fi
-	if [ "$LOCKSTAT" = 1 ] && [ ! -r /proc/lock_stat ]; then
-		sp_die "LOCKSTAT=1: kernel $kver has no /proc/lock_stat (build it with CONFIG_LOCK_STAT=y)"
-	fi
-	cmds=(insmod rmmod awk sed sort tr)
-	# make and a compiler for the module, unless it is given
-	[ -n "$module" ] || cmds+=(make gcc)
-	sp_need_cmds "${cmds[@]}"
-	if [ -n "$module" ]; then
-		[ -f "$module" ] || sp_die "HOST_MODULE=$module: no such file"
-		# the .modinfo string, as busybox's modinfo reads a module only
-		# through modules.dep
-		local vermagic
-		vermagic=$(tr '\0' '\n' <"$module" | sed -n 's/^vermagic=//p' | head -n 1) || true
-		[ "${vermagic%% *}" = "$kver" ] ||
-			sp_die "HOST_MODULE=$module was built for kernel '${vermagic%% *}', this is $kver"
-	else
-		[ -f "$kdir/Makefile" ] ||
-			sp_die "no build tree for the running kernel $kver at $kdir: install linux-headers-$kver, or set KDIR=DIR"
-	fi
-	[ ! -e "$sys/module/$MOD" ] ||
-		sp_die "$MOD is already loaded: unload it (rmmod $MOD) and rerun; a run starts from a fresh module"
-	check_topology
-}
-
-# check_topology: ALLOC_NODE and FREE_NODE, or the default pair, by the
-# topology helpers guest-compare.sh uses (topo_choose in
-# tools/guest/guest-lib.sh); sets TOPO_PAIR ("nodes A -> B"),
-# TOPO_THREADS and TOPO_LINE (both, and the warnings)
-check_topology() {
-	local need_free=0 p out warn
-	for p in $PLACEMENTS; do [ "$p" = local ] || need_free=1; done
-	# three lines: the pair, the threads, the warnings
-	out=$(SLABPARK_DIR=$SLABPARK_TOP SLABPARK_OUT=$(mktemp -d) SLABPARK_SYSFS=$sys \
-		sh -c '. tools/guest/guest-lib.sh || exit 1; rm -rf "$OUT"
-			topo_choose "$1" || { echo "$TOPO_ERR"; exit 1; }
-			printf "nodes %s -> %s\n%s\n%s\n" "$TOPO_ALLOC" "${TOPO_FREE:-none}" "$TOPO_THREADS" "$TOPO_WARN"' \
-		sh "$need_free") || sp_die "$out"
-	{ read -r TOPO_PAIR; read -r TOPO_THREADS; read -r warn || true; } <<<"$out"
-	TOPO_LINE="$TOPO_PAIR, $TOPO_THREADS threads${warn:+ (warning: $warn)}"
-}
-
-check_prerequisites
+[ "$(id -u)" = 0 ] ||
+	sp_die "make run HOST=1 loads a module and writes /sys/kernel/slab and /sys/kernel/debug:" \
+		"run it as root (sudo make run HOST=1)"
+[ "$nodes" -ge 2 ] ||
+	sp_die "this machine has $nodes online NUMA node(s) ($sys/devices/system/node/online)," \
+		"make run HOST=1 needs 2 (a 2-socket box; make run without HOST=1 uses a 2-node guest)"
+compgen -G "$sys/kernel/slab/*/alloc_fastpath" >/dev/null ||
+	sp_die "kernel $kver has no SLUB counters (no $sys/kernel/slab/*/alloc_fastpath):" \
+		"build it with CONFIG_SLUB_STATS=y"
+[ -n "$(ls -A "$sys/kernel/debug" 2>/dev/null)" ] ||
+	sp_die "debugfs is not mounted at $sys/kernel/debug" \
+		"(CONFIG_DEBUG_FS=y; mount -t debugfs none /sys/kernel/debug)"
+[ "$switch" = "park switch" ] || [ "$base_only" = 1 ] ||
+	sp_die "kernel $kver has no park switch (no $sys/kernel/debug/slab/*/park): it is unpatched" \
+		"(or built without CONFIG_SLUB_DEBUG, or every cache has SLUB debug flags);" \
+		"boot the patched kernel, or rerun with HOST_BASE_ONLY=1 for base-only numbers"
+[ "$LOCKSTAT" != 1 ] || [ -r /proc/lock_stat ] ||
+	sp_die "LOCKSTAT=1: kernel $kver has no /proc/lock_stat (build it with CONFIG_LOCK_STAT=y)"
+cmds=(insmod rmmod awk sed sort tr)
+# make and a compiler for the module, unless it is given
+[ -n "$module" ] || cmds+=(make gcc)
+sp_need_cmds "${cmds[@]}"
+if [ -n "$module" ]; then
+	[ -f "$module" ] || sp_die "HOST_MODULE=$module: no such file"
+	# the .modinfo string, as busybox's modinfo reads a module only
+	# through modules.dep
+	vermagic=$(tr '\0' '\n' <"$module" | sed -n 's/^vermagic=//p' | head -n 1) || true
+	[ "${vermagic%% *}" = "$kver" ] ||
+		sp_die "HOST_MODULE=$module was built for kernel '${vermagic%% *}', this is $kver"
+else
+	[ -f "$kdir/Makefile" ] ||
+		sp_die "no build tree for the running kernel $kver at $kdir:" \
+			"install linux-headers-$kver, or set KDIR=DIR"
+fi
+[ ! -e "$sys/module/$MOD" ] ||
+	sp_die "$MOD is already loaded: unload it (rmmod $MOD) and rerun; a run starts from a fresh module"
+# the nodes by the topology helpers guest-compare.sh uses: three lines,
+# the pair ("nodes A -> B"), the threads, the warnings
+need_free=0
+for p in $PLACEMENTS; do [ "$p" = local ] || need_free=1; done
+topo=$(SLABPARK_DIR=$SLABPARK_TOP SLABPARK_OUT=$(mktemp -d) SLABPARK_SYSFS=$sys \
+	sh -c '. tools/guest/guest-lib.sh || exit 1; rm -rf "$OUT"
+		topo_choose "$1" || { echo "$TOPO_ERR"; exit 1; }
+		printf "nodes %s -> %s\n%s\n%s\n" "$TOPO_ALLOC" "${TOPO_FREE:-none}" \
+			"$TOPO_THREADS" "$TOPO_WARN"' \
+	sh "$need_free") || sp_die "$topo"
+{ read -r pair; read -r threads; read -r warn || true; } <<<"$topo"
 if [ "$check_only" = 1 ]; then
-	echo "slabpark: prerequisites ok: $(online_nodes) nodes, SLUB counters, $(has_park_switch && echo "park switch" || echo "no park switch (base only)"), kernel $kver, $TOPO_LINE"
+	echo "slabpark: prerequisites ok: $nodes nodes, SLUB counters, $switch, kernel $kver," \
+		"$pair, $threads threads${warn:+ (warning: $warn)}"
 	exit 0
 fi
 
-results=$RESULTS_DIR
+mkdir -p "$RESULTS_DIR/host"
+results=$(cd "$RESULTS_DIR" && pwd)
 data=$results/host
-mkdir -p "$data"
-results=$(cd "$results" && pwd)
-data=$results/host
-
 if [ -z "$module" ]; then
 	sp_stage "building the stress module for kernel $kver ($kdir)"
 	# outside the clone (kbuild's MO=), in the results: no root-owned
@@ -179,19 +150,12 @@ if [ -z "$module" ]; then
 		make -C "$kdir" M="$SLABPARK_TOP" MO="$data/module-build" modules
 	module=$data/module-build/mm/$MOD.ko
 fi
-module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
-
-# own_results: the results owned by who ran sudo, not root (a later
-# --report as that user writes into them)
-own_results() {
-	if [ -n "${SUDO_UID:-}" ] && [ -n "${SUDO_GID:-}" ]; then
-		chown -R "$SUDO_UID:$SUDO_GID" "$results" 2>/dev/null || true
-	fi
-}
+module=$(realpath "$module")
 
 # From here on the module may be loaded: whatever ends this script, the
 # comparison's process group is ended, the module removed and the
-# results given to the sudo user.
+# results given to the sudo user (a later --report as that user writes
+# into them).
 compare_pid=
 cleanup() {
 	local rc=$? i
@@ -210,7 +174,9 @@ cleanup() {
 		[ ! -e "/sys/module/$MOD" ] ||
 			{ echo "slabpark: error: could not remove the module: rmmod $MOD" >&2; rc=1; }
 	fi
-	own_results
+	if [ -n "${SUDO_UID:-}" ] && [ -n "${SUDO_GID:-}" ]; then
+		chown -R "$SUDO_UID:$SUDO_GID" "$results" 2>/dev/null || true
+	fi
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -220,10 +186,11 @@ trap 'exit 129' HUP
 
 # the shape: the CPUs of the smaller of the two nodes (the threads); no
 # host name in the report
-shape="$(online_nodes) nodes x $TOPO_THREADS CPUs, $TOPO_PAIR, kernel $kver"
-sp_stage "comparing on this host ($shape): RUNS=$RUNS DURATION_MS=$DURATION_MS PLACEMENTS=\"$PLACEMENTS\" (log: $data/compare.log)"
-printf '%s\n' "RUNS=$RUNS" "DURATION_MS=$DURATION_MS" "PLACEMENTS=$PLACEMENTS" "LOCKSTAT=$LOCKSTAT" \
-	"MEASURE=$MEASURE" "SWEEP=$SWEEP" "SHAPE=$shape" >"$data/knobs"
+shape="$nodes nodes x $threads CPUs, $pair, kernel $kver"
+sp_stage "comparing on this host ($shape): RUNS=$RUNS DURATION_MS=$DURATION_MS" \
+	"PLACEMENTS=\"$PLACEMENTS\" (log: $data/compare.log)"
+printf '%s\n' "RUNS=$RUNS" "DURATION_MS=$DURATION_MS" "PLACEMENTS=$PLACEMENTS" \
+	"LOCKSTAT=$LOCKSTAT" "MEASURE=$MEASURE" "SWEEP=$SWEEP" "SHAPE=$shape" >"$data/knobs"
 # In a process group of its own (set -m), so that the trap can end all of
 # it: a run in progress has a child blocked in the module's 'wait' file.
 set -m
@@ -241,7 +208,8 @@ compare_pid=
 [ -d "$data/runs" ] || sp_die "the comparison left no run data in $data"
 
 if ! command -v python3 >/dev/null 2>&1; then
-	echo "slabpark: no python3 here: the runs are in $data; for the report run 'PYTHONPATH=tools python3 -m slabpark run --report $results' where python3 is"
+	echo "slabpark: no python3 here: the runs are in $data; for the report run" \
+		"'PYTHONPATH=tools python3 -m slabpark run --report $results' where python3 is"
 	exit 0
 fi
 PYTHONPATH=$SLABPARK_TOP/tools python3 -m slabpark run --report "$results"
