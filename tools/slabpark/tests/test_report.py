@@ -302,7 +302,7 @@ class ScriptsTest(unittest.TestCase):
                 self.assertEqual(d.readline(), '@slab-dump 1\n')
         # the dumps are perf's workload, around the sleep: the same window
         self.assertRegex(self.logged()[-1], r'^lock con -abl -E 5 -- sh -c '
-                         r'sh "\$0" "\$@" >"\$SP_WORK/slab-before.dump".*'
+                         r'sh "\$0" "\$@" >slab-before.dump.*'
                          r'sleep "\$SP_SECONDS".*slab-dump\.sh nfs_page_test$')
         p = self.perf_lock('-t', '30', 'nfs_page_tst', **env)
         self.assertEqual(p.returncode, 1)
