@@ -6,24 +6,14 @@
     python3 -m slabpark check --full      every step (make check-full)
     python3 -m slabpark check --list      the table below
 
-Each step is a KTAP subtest of the document: its own results (a script's
-TAP/KTAP, kselftest's cases, KUnit's debugfs results, the debug gate's
-points, the results a step below prints itself) are its children, nested
-as they come (slabpark.ktap.Nester); its other output is "#"
-diagnostics.  Each step's output, as it printed it, is also kept in
-$SLABPARK_LOGDIR/check/<step>.log (SLABPARK_LOGDIR: default
-$SLABPARK_CACHE/logs), whose path a failed step's result
-line names.  After the steps: "# failed steps:" with their logs, the
-time taken, and as the last line the plain "check: N passed, N failed, N
-skipped".  Exit status 0 when no step failed, 2 for a bad argument.
-
-A step passes, fails, or skips: a step with skip=ksrc(...) skips when
-KSRC is set (your own tree: there is no base kernel, no series to apply),
-skip=NODEBUG when CHECK_DEBUG=0; needs=(...) names the steps that must
-have passed earlier in the same call.  A step's run is a shell command
-(cmd) or a function of this module taking the step's Context: it
-returns 0 (pass), 4 (skip, the reason its last line) or another status
-(fail), or raises Fail (or vm.Error, a guest not booted).
+Each step is a KTAP subtest whose children are its own results, nested
+as they come (slabpark.ktap.Nester); its output is also kept in
+$SLABPARK_LOGDIR/check/<step>.log (default $SLABPARK_CACHE/logs), which a
+failed step's result line names.  The last line is "check: N passed, N
+failed, N skipped"; exit status 0 when no step failed, 2 for a bad
+argument.  A step's run (a function of its slabpark.steps.Context)
+returns 0 or None (pass), SKIP (the reason its last line) or another
+status (fail), or raises steps.Fail or vm.Error.
 """
 
 import glob
@@ -34,209 +24,29 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import traceback
 
-from . import config, guest_out, ktap, steps, vm
+from . import config, guest_out, steps, vm
+# (TOP, elapsed and setup_env: slabpark.vm's, run's and __main__'s too)
+from .steps import TOP, Fail, build_kernel, elapsed, git_files, setup_env
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
 SKIP = 4
 
 
-class Fail(Exception):
-    """A step failed; the message is its last line."""
-
-
-# ---- the environment of lib.sh (SLABPARK_*), for the scripts and here
-
-def setup_env(env=os.environ):
-    cache = env.get('SLABPARK_CACHE') or os.path.join(
-        env.get('XDG_CACHE_HOME') or os.path.join(
-            os.path.expanduser('~'), '.cache'), 'slabpark')
-    env['SLABPARK_TOP'] = TOP
-    env['SLABPARK_CACHE'] = cache
-    # as lib.sh's ${VAR:-default}: empty is unset
-    env['SLABPARK_START'] = env.get('SLABPARK_START') or str(int(time.time()))
-    env['SLABPARK_LOGDIR'] = env.get('SLABPARK_LOGDIR') or os.path.join(
-        cache, 'logs')
-    return env
-
-
-def elapsed(env=os.environ):
-    """lib.sh's sp_elapsed: '%3dm%02ds' since SLABPARK_START."""
-    t = int(time.time()) - int(env.get('SLABPARK_START', time.time()))
-    return '%3dm%02ds' % (t // 60, t % 60)
-
-
-# ---- a step's context: its output (log file + KTAP nesting), commands
-
-class Context:
-    def __init__(self, name, log, emit, results=None):
-        self.name = name
-        self.log = log
-        self.results = results if results is not None else {}  # step: verdict
-        self.last = ''
-        self.nester = ktap.Nester(name, emit)
-        self._num = [0]     # the result numbers of the levels it opened
-
-    def line(self, text):
-        """One line of the step's output."""
-        text = text.rstrip('\n')
-        self.log.write(text + '\n')
-        self.log.flush()
-        self.last = text
-        self.nester.feed(text)
-
-    def say(self, msg):
-        for t in str(msg).splitlines() or ['']:
-            self.line(t)
-
-    # results the step prints itself, numbered as KTAP wants
-    def result(self, ok, name, directive=None):
-        self._num[-1] += 1
-        self.line(ktap.result_line(ok, self._num[-1], name, directive))
-        return ok
-
-    def subtest(self, name):
-        """with ctx.subtest(NAME) as st: ...; st.ok = False to fail it,
-    st.directive: its result line's."""
-        return _Subtest(self, name)
-
-    def _stream(self, p):
-        for raw in iter(p.readline, b''):
-            self.line(raw.decode('utf-8', 'replace'))
-
-    @staticmethod
-    def _popen(argv, **kw):
-        """A child in a session of its own, so that stopping make check
-        (SIGINT, SIGTERM) can stop it and what it started with vm.stop;
-        OSError as Fail."""
-        try:
-            return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                                    start_new_session=True, **kw)
-        except OSError as err:
-            raise Fail('%s: %s' % (argv[0], err.strerror))
-
-    @classmethod
-    def child(cls, argv, capture=False, **kw):
-        """subprocess.run(argv, **kw) in a session of its own (stdin
-        /dev/null; CAPTURE: stdout and stderr as text): stopping make
-        check stops it and what it started (make -j's jobs) with vm.stop"""
-        if capture:
-            kw.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                      text=True, errors='replace')
-        p = cls._popen(argv, **kw)
-        with p:
-            try:
-                out, err = p.communicate()
-            except BaseException:
-                vm.stop(p)
-                raise
-        return subprocess.CompletedProcess(argv, p.returncode, out, err)
-
-    def run(self, argv, env=None, check=False, cwd=TOP):
-        """Run argv with its output (stdout and stderr) streamed into
-        the step; its exit status, or Fail when check and it failed."""
-        e = dict(os.environ, **(env or {}))
-        p = self._popen(argv, stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT, env=e, cwd=cwd)
-        with p:
-            try:
-                self._stream(p.stdout)
-            except BaseException:
-                vm.stop(p)
-                raise
-        rc = p.returncode
-        if check and rc != 0:
-            raise Fail('%s exited with %d' % (' '.join(argv), rc))
-        return rc
-
-    def capture(self, argv, env=None, cwd=TOP, check=True):
-        """Run argv; its stdout (stripped) returned, its stderr streamed
-        into the step.  Fail when it fails."""
-        e = dict(os.environ, **(env or {}))
-        p = self._popen(argv, stdout=subprocess.PIPE,
-                        stderr=subprocess.PIPE, env=e, cwd=cwd)
-        out = []
-        with p:
-            t = threading.Thread(target=lambda: out.append(p.stdout.read()))
-            t.start()
-            try:
-                self._stream(p.stderr)
-            except BaseException:
-                vm.stop(p)
-                raise
-            t.join()
-        rc = p.returncode
-        if check and rc != 0:
-            raise Fail('%s exited with %d' % (' '.join(argv), rc))
-        return out[0].decode('utf-8', 'replace').strip()
-
-
-class _Subtest:
-    def __init__(self, ctx, name):
-        self.ctx, self.name, self.ok = ctx, name, True
-        self.directive = None
-
-    def __enter__(self):
-        self.ctx.line('KTAP version 1')
-        self.ctx.line('# Subtest: ' + self.name)
-        self.ctx._num.append(0)
-        return self
-
-    def result(self, ok, name, directive=None):
-        self.ok &= bool(ok)
-        return self.ctx.result(ok, name, directive)
-
-    def __exit__(self, et, ev, tb):
-        self.ctx._num.pop()
-        if et is Fail:
-            self.ctx.say(str(ev))
-        if et is not None:
-            self.ok = False
-        self.ctx.result(self.ok, self.name, self.directive)
-        if et is Fail:
-            return False
-        return None
-
-
-# ---- step kinds
-
-def cmd(*argv, env=None):
+def cmd(*argv):
     """A step that is a command (run from the top of the tree)."""
-    def run(ctx):
-        return ctx.run(list(argv), env=env)
-    return run
+    return lambda ctx: ctx.run(list(argv))
 
 
 def ksrc(why):
     """skip= of a step that needs the bench tree, not KSRC's."""
-    def skip(env):
-        return 'KSRC set: ' + why if env.get('KSRC') else None
-    return skip
+    return lambda env: 'KSRC set: ' + why if env.get('KSRC') else None
 
 
 def NODEBUG(env):
-    if env.get('CHECK_DEBUG', '1') == '0':
-        return 'CHECK_DEBUG=0: debug gate not run'
-    return None
-
-
-def git_files(*patterns):
-    out = subprocess.run(['git', 'ls-files', '--', *patterns], cwd=TOP,
-                         check=True, capture_output=True, text=True).stdout
-    return sorted(set(out.split()))
-
-
-def kernel_src(ctx):
-    return ctx.capture(['tools/kernel/kernel-src.sh'])
-
-
-def build_kernel(ctx, *args):
-    """tools/kernel/build-kernel.sh ARGS: the build directory."""
-    return ctx.capture(['tools/kernel/build-kernel.sh', *args])
+    return 'CHECK_DEBUG=0: debug gate not run' \
+        if env.get('CHECK_DEBUG', '1') == '0' else None
 
 
 # ---- steps that are code
@@ -246,9 +56,6 @@ def do_deps(ctx):
             env={'PYTHONPATH': os.path.join(TOP, 'tools')}, check=True)
 
 
-SH_SHEBANG = re.compile(r'^#!/bin/(busybox )?sh')
-
-
 def shell_files():
     """(bash files, sh files): the tracked shell scripts, split by their
     first line (POSIX sh: #!/bin/sh or #!/bin/busybox sh)."""
@@ -256,7 +63,7 @@ def shell_files():
     for f in git_files('*.sh', '.ci/run', 'tools/vm/init'):
         with open(os.path.join(TOP, f), errors='replace') as fh:
             first = fh.readline()
-        (sh if SH_SHEBANG.match(first) else bash).append(f)
+        (sh if re.match(r'#!/bin/(busybox )?sh', first) else bash).append(f)
     return bash, sh
 
 
@@ -268,14 +75,10 @@ def do_shellcheck(ctx):
                                                              len(sh)))
 
 
-def python_files():
-    return [f for f in git_files('*.py')]
-
-
 def do_python_lint(ctx):
     """py_compile of every tracked Python file, pyflakes3, and flake8
     where Debian's is installed (the style of tools/slabpark/setup.cfg)."""
-    files = python_files()
+    files = git_files('*.py')
     bad = []
     for f in files:
         try:
@@ -284,8 +87,7 @@ def do_python_lint(ctx):
         except (SyntaxError, ValueError) as e:
             ctx.say('%s: %s' % (f, e))
             bad.append(f)
-    ctx.result(not bad, 'py_compile', '%d files' % len(files))
-    ok = not bad
+    ok = ctx.result(not bad, 'py_compile', '%d files' % len(files))
     ok &= ctx.result(ctx.run(['pyflakes3', *files]) == 0, 'pyflakes3')
     if shutil.which('flake8'):
         ok &= ctx.result(ctx.run(['flake8', '--config',
@@ -350,33 +152,28 @@ def do_python(ctx):
     """The package's unit tests (python3 -m slabpark test, KTAP) and
     make run's refusals of RUN_REFUSALS, from a copy of the package
     alone, which a refusal that fails cannot build or boot with."""
-    env = {'PYTHONPATH': os.path.join(TOP, 'tools')}
     with ctx.subtest('unittest') as st:
         st.ok = ctx.run([sys.executable, '-m', 'slabpark', 'test'],
-                        env=env) == 0
+                        env={'PYTHONPATH': os.path.join(TOP, 'tools')}) == 0
     ok = st.ok
     with ctx.subtest('run-refusals') as st, \
             tempfile.TemporaryDirectory() as work:
-        shutil.copytree(os.path.join(TOP, 'tools', 'slabpark'),
-                        os.path.join(work, 'tools', 'slabpark'),
-                        ignore=shutil.ignore_patterns('tests', '__pycache__'))
+        steps.copy_package(work)
         # the knobs of this make check (the Makefile exports them) left
         # out: each case is its knobs alone
         base = {k: v for k, v in os.environ.items()
                 if k not in config.BY_NAME or k == 'SLABPARK_CACHE'}
         base['PYTHONPATH'] = os.path.join(work, 'tools')
         for case, why in RUN_REFUSALS:
-            # a refusal: status 2, one line on stderr, nothing on stdout
-            p = Context.child([sys.executable, '-m', 'slabpark', 'run'],
-                              cwd=work, env=dict(base, **case), capture=True)
-            bad = steps.judge(2, '^slabpark: error: ' + why, p.returncode,
-                              p.stdout, p.stderr)
+            p = steps.child([sys.executable, '-m', 'slabpark', 'run'],
+                            cwd=work, env=dict(base, **case), capture=True)
             ctx.say('# make run %s: %s' % (knobs(case), p.stderr.strip()))
+            bad = steps.judge(2, steps.ERR + why, p.returncode, p.stdout,
+                              p.stderr)
             for t in bad:
                 ctx.say('#   ' + t)
             st.result(not bad, 'make run ' + knobs(case))
-    ok &= st.ok
-    if not ok:
+    if not ok or not st.ok:
         raise Fail('tools/slabpark: unit tests or refusals failed')
     ctx.say('tools/slabpark: unit tests and %d refusals pass'
             % len(RUN_REFUSALS))
@@ -411,45 +208,35 @@ CHECKPATCH_SOURCES = (
 
 def do_checkpatch(ctx):
     """scripts/checkpatch.pl --strict of each patch of the series and of
-    each tracked source (a local module build's mm/*.mod.c is not
-    tracked), from a neutral directory: inside a git work tree checkpatch
-    can take a tracked .patch for a source file."""
-    cp = os.path.join(kernel_src(ctx), 'scripts', 'checkpatch.pl')
-    jobs = []
-    for f in sorted(glob.glob(os.path.join(TOP, 'patches', '0*.patch'))):
-        if os.path.basename(f).startswith('0000-cover-letter'):
-            continue
-        jobs.append((os.path.basename(f), [
-            '--ignore', ','.join(CHECKPATCH_PATCH_IGNORE), f]))
+    each tracked source, from a neutral directory: inside a git work tree
+    checkpatch can take a tracked .patch for a source file."""
+    cp = os.path.join(ctx.capture(['tools/kernel/kernel-src.sh']), 'scripts',
+                      'checkpatch.pl')
+    jobs = [(os.path.basename(f), ['--ignore', ','.join(
+        CHECKPATCH_PATCH_IGNORE), f]) for f in sorted(glob.glob(os.path.join(
+            TOP, 'patches', '0*.patch'))) if '/0000-cover-letter' not in f]
     seen = set()
     for pat, ignore in CHECKPATCH_SOURCES:
         for f in git_files(pat):
-            if f in seen or os.path.islink(os.path.join(TOP, f)):
-                continue
-            seen.add(f)
-            jobs.append((f, ['--no-tree', '--ignore', ','.join(ignore),
-                             '-f', os.path.join(TOP, f)]))
+            if f not in seen and not os.path.islink(os.path.join(TOP, f)):
+                seen.add(f)
+                jobs.append((f, ['--no-tree', '--ignore', ','.join(ignore),
+                                 '-f', os.path.join(TOP, f)]))
     bad = 0
     with tempfile.TemporaryDirectory() as neutral:
         for name, args in jobs:
-            p = subprocess.run([cp, '--strict', '--show-types', *args],
-                               cwd=neutral, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT)
-            out = p.stdout.decode('utf-8', 'replace')
+            out = steps.child([cp, '--strict', '--show-types', *args],
+                              cwd=neutral, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT).stdout.decode(
+                                  'utf-8', 'replace')
             total = [t for t in out.splitlines() if t.startswith('total:')]
             ctx.say('%s: %s' % (name, total[-1] if total else '(no total)'))
-            clean = CHECKPATCH_CLEAN in out
-            if not clean:
+            if CHECKPATCH_CLEAN not in out:
                 ctx.say(out)
                 bad += 1
-            ctx.result(clean, name)
+            ctx.result(CHECKPATCH_CLEAN in out, name)
     if bad:
         raise Fail('checkpatch: %d of %d not clean' % (bad, len(jobs)))
-
-
-BENCH_PATCHES = 'tools/kernel/bench-patches'
-PARK_SWITCH = BENCH_PATCHES + '/park-switch.patch'
 
 
 def do_bench_patches(ctx):
@@ -457,38 +244,32 @@ def do_bench_patches(ctx):
     build-kernel.sh stacks them: park-switch on the series, each other one
     on the series + park-switch.  Checked against the tree of the series
     branch in a temporary index, the work tree untouched."""
-    src = kernel_src(ctx)
+    src = ctx.capture(['tools/kernel/kernel-src.sh'])
     # the series branch up to date (series.sh takes the tree's lock)
     ctx.capture(['tools/kernel/series.sh', 'apply', '--tree', src])
-    bad = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        idx = {'GIT_INDEX_FILE': os.path.join(tmp, 'index')}
-        git = ['git', '-C', src]
-        for p in sorted(glob.glob(os.path.join(TOP, BENCH_PATCHES,
-                                               '*.patch'))):
-            rel = os.path.relpath(p, TOP)
-            if os.path.exists(idx['GIT_INDEX_FILE']):
-                os.unlink(idx['GIT_INDEX_FILE'])
+    git, bad = ['git', '-C', src], 0
+    for p in sorted(glob.glob(os.path.join(TOP, os.path.dirname(
+            steps.PARK_SWITCH), '*.patch'))):
+        rel = os.path.relpath(p, TOP)
+        on, stack = 'the series', [p]
+        if rel != steps.PARK_SWITCH:
+            on, stack = 'the series + park-switch', [os.path.join(
+                TOP, steps.PARK_SWITCH), p]
+        with tempfile.TemporaryDirectory() as tmp:
+            idx = {'GIT_INDEX_FILE': os.path.join(tmp, 'index')}
             ctx.run(git + ['read-tree', 'slabpark'], env=idx, check=True)
-            on = 'the series'
-            if rel != PARK_SWITCH:
-                on = 'the series + park-switch'
-                if ctx.run(git + ['apply', '--cached',
-                                  os.path.join(TOP, PARK_SWITCH)],
-                           env=idx) != 0:
-                    ctx.say('%s does not apply to the series' % PARK_SWITCH)
-                    ctx.result(False, rel)
-                    bad += 1
-                    continue
-            if ctx.run(git + ['apply', '--cached', '--check', p],
-                       env=idx) == 0:
-                ctx.say('%s applies to %s' % (rel, on))
-                ctx.result(True, rel)
-            else:
+            if len(stack) > 1 and ctx.run(git + ['apply', '--cached', stack[0]],
+                                          env=idx):
+                ctx.say('%s does not apply to the series' % steps.PARK_SWITCH)
+            elif ctx.run(git + ['apply', '--cached', '--check', p], env=idx):
                 ctx.say('%s does not apply to %s: rebase it (see its branch '
                         'in README)' % (rel, on))
-                ctx.result(False, rel)
-                bad += 1
+            else:
+                ctx.say('%s applies to %s' % (rel, on))
+                ctx.result(True, rel)
+                continue
+        ctx.result(False, rel)
+        bad += 1
     if bad:
         raise Fail('bench-patches: %d do not apply' % bad)
 
@@ -503,12 +284,10 @@ def matrix(config):
     DEBUG_VM and KPROBES) with the series' parking cases, where the
     configuration can have it (not with SLUB_TINY)."""
     def run(ctx):
-        for cfg in (config, config + '+kunit'):
-            targets = ['mm/slub.o']
-            if cfg != config:
-                if config == 'tiny':
-                    continue
-                targets.append('lib/tests/slub_kunit.o')
+        for cfg, targets in ((config, ['mm/slub.o']), (config + '+kunit', [
+                'mm/slub.o', 'lib/tests/slub_kunit.o'])):
+            if config == 'tiny' and cfg != config:
+                continue
             bdir = build_kernel(ctx, '--variant', 'series', '--config', cfg,
                                 '--target', ' '.join(targets), '--w1')
             with open(os.path.join(bdir, 'build.log'),
@@ -521,31 +300,22 @@ def matrix(config):
             for o in missing:
                 ctx.say('%s was not built with config %s' % (o, cfg))
             ctx.result(not warn and not missing, cfg)
-            if warn:
-                raise Fail('W=1 warnings with config %s' % cfg)
-            if missing:
-                raise Fail('not built with config %s' % cfg)
+            if warn or missing:
+                raise Fail('W=1 warnings with config %s' % cfg if warn else
+                           'not built with config %s' % cfg)
             ctx.say('%s build with W=1 and no warnings: base + %s'
                     % (' '.join(targets), cfg.replace('+', ' + ')))
     return run
 
 
-def guest_append():
-    """GUEST_APPEND: more kernel arguments for make check's guests."""
-    return os.environ.get('GUEST_APPEND', '')
-
-
 def guest(label, kernel, suites, build, stages=(), **boot):
     """Boot build-kernel.sh BUILD's kernel with the guest's stage (and
-    STAGES, more SRC:DST; BOOT: more of vm.run's arguments, e.g. shape=)
-    and run tools/guest/guest-check.sh KERNEL SUITES (KERNEL: the
-    kselftest outcome to expect, tools/guest/guest-lib.sh); console and
-    files in $SLABPARK_LOGDIR/check/LABEL/, beside the step logs (two
-    checks with their own SLABPARK_LOGDIR never share them).
-    GUEST_APPEND: more kernel arguments.  SUITES and STAGES may be
-    functions of the step's Context (e.g. of ctx.results, what the steps
-    before gave).  Then the host's checks of the files the suites
-    returned (slabpark.guest_out)."""
+    STAGES, more SRC:DST; BOOT: more of vm.run's arguments) running
+    tools/guest/guest-check.sh KERNEL SUITES (KERNEL: the kselftest
+    outcome to expect, tools/guest/guest-lib.sh), console and files in
+    $SLABPARK_LOGDIR/check/LABEL/; GUEST_APPEND: more kernel arguments.
+    SUITES and STAGES may be functions of the step's Context.  Then the
+    host's checks of the files the suites returned (slabpark.guest_out)."""
     def run(ctx):
         want = suites(ctx) if callable(suites) else suites
         more = stages(ctx) if callable(stages) else stages
@@ -553,7 +323,8 @@ def guest(label, kernel, suites, build, stages=(), **boot):
         out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check', label)
         rc = vm.run(bdir, 'tools/guest/guest-check.sh', [kernel, *want],
                     out, [vm.stage(bdir, ctx.line) + ':.', *more],
-                    append=guest_append(), emit=ctx.line, **boot)
+                    append=os.environ.get('GUEST_APPEND', ''),
+                    emit=ctx.line, **boot)
         if not guest_out.check(ctx, os.path.join(out, 'files'), kernel, want):
             raise Fail('the files the guest returned failed their checks')
         return rc
@@ -572,19 +343,11 @@ class Step:
 SUITES = ('kselftest', 'slab-window', 'host-mode')
 
 
-def intree_suites(ctx):
-    """guest-patched runs the in-tree install (suite kselftest-intree)
-    when step kselftest-intree made it, else the collection's own."""
-    if ctx.results.get('kselftest-intree') == 'pass':
-        return ('kselftest-intree',) + SUITES[1:]
-    return SUITES
-
-
-def intree_stages(ctx):
-    if ctx.results.get('kselftest-intree') == 'pass':
-        return (os.path.join(os.environ['SLABPARK_CACHE'], 'kselftest-intree',
-                             'install') + ':kselftest-intree',)
-    return ()
+def intree(ctx):
+    """guest-patched runs the in-tree install (suite kselftest-intree,
+    its stage) when step kselftest-intree made it, else the collection's
+    own."""
+    return ctx.results.get('kselftest-intree') == 'pass'
 
 
 # name, what it runs; needs= the steps that must pass before in the same
@@ -625,9 +388,12 @@ STEPS = (
          what='the kselftest built and installed in the kernel tree'),
     # make run HOST=1 as a tester runs it, with the module prebuilt
     # (suite host-mode; on the base kernel: refused as unpatched)
-    Step('guest-patched', guest('patched', 'patched', intree_suites,
-                                ('--variant', 'patched'),
-                                stages=intree_stages),
+    Step('guest-patched', guest(
+        'patched', 'patched', lambda ctx: ('kselftest-intree',) + SUITES[1:]
+        if intree(ctx) else SUITES, ('--variant', 'patched'),
+        stages=lambda ctx: (os.path.join(os.environ['SLABPARK_CACHE'],
+                                         'kselftest-intree', 'install') +
+                            ':kselftest-intree',) if intree(ctx) else ()),
          needs=('kernel-patched',), what='2-node guest, patched kernel'),
     # in a guest with a memory-only node (cpuless4): the kselftest's and
     # HOST=1's choice of nodes (suite topology)
@@ -677,9 +443,8 @@ BY_NAME = {s.name: s for s in STEPS}
 class Runner:
     def __init__(self, logs, out=sys.stdout, env=os.environ):
         self.logs, self.out, self.env = logs, out, env
-        self.result = {}
-        self.counts = {'pass': 0, 'fail': 0, 'skip': 0}
-        self.failures = []
+        self.result = {}        # step: pass, fail or skip, for needs=
+        self.done = []          # (step, verdict) of each run
         self.interrupted = False
 
     def emit(self, line):
@@ -691,7 +456,7 @@ class Runner:
         self.emit('# [%s] check %d: %s' % (elapsed(self.env), n, st.name))
         log = os.path.join(self.logs, st.name + '.log')
         with open(log, 'w') as f:
-            ctx = Context(st.name, f, self.emit, self.result)
+            ctx = steps.Context(st.name, f, self.emit, self.result)
             try:
                 rc = self._run(ctx, st)
             except KeyboardInterrupt:
@@ -706,17 +471,12 @@ class Runner:
         dt = int(time.time() - t0)
         if rc == 0:
             self.emit('ok %d %s # %ds' % (n, st.name, dt))
-            verdict = 'pass'
         elif rc == SKIP:
             self.emit('ok %d %s # SKIP %s' % (n, st.name, ctx.last.strip()))
-            verdict = 'skip'
         else:
             self.emit('not ok %d %s # %ds, log: %s' % (n, st.name, dt, log))
-            self.failures.append('%s (%s)' % (st.name, log))
-            verdict = 'fail'
-        self.result[st.name] = verdict
-        self.counts[verdict] += 1
-        return verdict
+        self.result[st.name] = {0: 'pass', SKIP: 'skip'}.get(rc, 'fail')
+        self.done.append((st.name, self.result[st.name]))
 
     def _run(self, ctx, st):
         why = st.skip(self.env) if st.skip else None
@@ -737,7 +497,7 @@ class Runner:
             # failure, the traceback in its log; the other steps run
             ctx.say(traceback.format_exc().rstrip())
             return 1
-        return 0 if rc is None else rc
+        return rc or 0
 
     def run(self, steps):
         self.emit('KTAP version 1')
@@ -746,16 +506,16 @@ class Runner:
             self.step(n, st)
             if self.interrupted:
                 break
-        if self.failures:
+        failed = [s for s, v in self.done if v == 'fail']
+        if failed:
             self.emit('# failed steps:')
-            for f in self.failures:
-                self.emit('#   ' + f)
+            for s in failed:
+                self.emit('#   %s (%s.log)' % (s, os.path.join(self.logs, s)))
         self.emit('# make check took %s' % elapsed(self.env))
+        count = [v for _, v in self.done].count
         self.emit('check: %d passed, %d failed, %d skipped' % (
-            self.counts['pass'], self.counts['fail'], self.counts['skip']))
-        if self.interrupted:
-            return 130
-        return 1 if self.counts['fail'] else 0
+            count('pass'), count('fail'), count('skip')))
+        return 130 if self.interrupted else 1 if failed else 0
 
 
 def select(names, full):
@@ -763,35 +523,24 @@ def select(names, full):
     ones, or with full every step.  ValueError for a bad request."""
     if full and names:
         raise ValueError('--full takes no steps')
-    if full:
-        return list(STEPS)
-    if not names:
-        return [s for s in STEPS if not s.full]
     unknown = [n for n in names if n not in BY_NAME]
     if unknown:
         raise ValueError("unknown step '%s' (steps: %s)" % (
             unknown[0], ' '.join(s.name for s in STEPS)))
-    return [BY_NAME[n] for n in names]
-
-
-def list_steps(out=sys.stdout):
-    for s in STEPS:
-        extra = []
-        if s.needs:
-            extra.append('needs ' + ','.join(s.needs))
-        if s.full:
-            extra.append('check-full')
-        out.write('%-17s %s%s\n' % (s.name, s.what,
-                                    ' (%s)' % '; '.join(extra)
-                                    if extra else ''))
+    return [BY_NAME[n] for n in names] or [s for s in STEPS
+                                           if full or not s.full]
 
 
 def main(names, full=False, listing=False):
     if listing:
-        list_steps()
+        for s in STEPS:
+            extra = '; '.join((['needs ' + ','.join(s.needs)] if s.needs
+                               else []) + (['check-full'] if s.full else []))
+            print('%-17s %s%s' % (s.name, s.what,
+                                  ' (%s)' % extra if extra else ''))
         return 0
     try:
-        steps = select(names, full)
+        todo = select(names, full)
     except ValueError as e:
         print('slabpark check: %s' % e, file=sys.stderr)
         return 2
@@ -803,7 +552,7 @@ def main(names, full=False, listing=False):
     logs = os.path.join(env['SLABPARK_LOGDIR'], 'check')
     os.makedirs(logs, exist_ok=True)
     try:
-        return Runner(logs).run(steps)
+        return Runner(logs).run(todo)
     except KeyboardInterrupt:
         print('slabpark check: interrupted', file=sys.stderr)
         return 130

@@ -56,10 +56,6 @@ def result_line(ok, num, name, directive=None):
     return s + ' # ' + directive if directive else s
 
 
-def is_skip(directive):
-    return bool(directive) and directive.upper().startswith('SKIP')
-
-
 class Level:
     """An open subtest: its name, the "# " prefixes of its lines (depth),
     what of it has been written."""

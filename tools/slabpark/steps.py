@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The steps of make check that check the host side against its own
-documentation and refusals (host-refusals, docs), build (series-bisect,
-kselftest-intree) or boot the debug kernels (debug-gate, kunit-mutants),
-and make soak.  The guest's part of each is a script of tools/guest/;
-what a step checks is data beside it here.
+"""What a step of make check runs in (Context: its log, the KTAP nesting
+of its output, its commands) and the steps that check the host side
+against its documentation and refusals (host-refusals, docs), build
+(series-bisect, kselftest-intree) or boot the debug kernels (debug-gate,
+kunit-mutants); and make soak.  What a step checks is data beside it.
 """
 
+import contextlib
 import fcntl
+import io
 import os
 import re
 import shutil
@@ -14,6 +16,147 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
+
+from . import config, ktap, vm
+
+TOP = config.TOP
+
+
+class Fail(Exception):
+    """A step failed; the message is its last line."""
+
+
+def setup_env(env=os.environ):
+    """lib.sh's SLABPARK_* (as its ${VAR:-default}: empty is unset)."""
+    cache = env.get('SLABPARK_CACHE') or os.path.join(
+        env.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'), 'slabpark')
+    env.update(SLABPARK_TOP=TOP, SLABPARK_CACHE=cache,
+               SLABPARK_START=env.get('SLABPARK_START') or str(int(time.time())),
+               SLABPARK_LOGDIR=env.get('SLABPARK_LOGDIR') or os.path.join(cache, 'logs'))
+    return env
+
+
+def elapsed(env=os.environ):
+    """lib.sh's sp_elapsed: '%3dm%02ds' since SLABPARK_START."""
+    t = int(time.time()) - int(env.get('SLABPARK_START', time.time()))
+    return '%3dm%02ds' % (t // 60, t % 60)
+
+
+def popen(argv, **kw):
+    """A child in a session of its own (stdin /dev/null), so that stopping
+    make check stops it and what it started (make -j's jobs) with
+    vm.stop; OSError as Fail."""
+    try:
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                start_new_session=True, **kw)
+    except OSError as err:
+        raise Fail('%s: %s' % (argv[0], err.strerror))
+
+
+def child(argv, capture=False, **kw):
+    """subprocess.run(argv, **kw) as popen starts it (CAPTURE: stdout and
+    stderr as text)."""
+    if capture:
+        kw.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                  errors='replace')
+    with popen(argv, **kw) as p:
+        try:
+            out, err = p.communicate()
+        except BaseException:
+            vm.stop(p)
+            raise
+    return subprocess.CompletedProcess(argv, p.returncode, out, err)
+
+
+class Context:
+    """One step: its output lines (into LOG and, nested, to EMIT), the
+    results it prints itself, its commands; RESULTS: step: verdict of the
+    steps before."""
+
+    def __init__(self, name, log, emit, results):
+        self.name, self.log, self.results = name, log, results
+        self.last = ''
+        self.nester = ktap.Nester(name, emit)
+        self._num = [0]     # the result numbers of the levels it opened
+
+    def line(self, text):
+        self.last = text = text.rstrip('\n')
+        self.log.write(text + '\n')
+        self.log.flush()
+        self.nester.feed(text)
+
+    def say(self, msg):
+        for t in str(msg).splitlines() or ['']:
+            self.line(t)
+
+    def result(self, ok, name, directive=None):
+        self._num[-1] += 1
+        self.line(ktap.result_line(ok, self._num[-1], name, directive))
+        return ok
+
+    @contextlib.contextmanager
+    def subtest(self, name):
+        """with ctx.subtest(NAME) as st: its results by st.result; it fails
+        when one does, by st.ok = False or an exception (a Fail's message
+        said); st.directive: its result line's."""
+        st = types.SimpleNamespace(ok=True, directive=None)
+
+        def result(ok, what, directive=None):
+            st.ok &= bool(ok)
+            return self.result(ok, what, directive)
+        st.result = result
+        self.line('KTAP version 1')
+        self.line('# Subtest: ' + name)
+        self._num.append(0)
+        try:
+            yield st
+        except BaseException as e:
+            if isinstance(e, Fail):
+                self.say(e)
+            st.ok = False
+            raise
+        finally:
+            self._num.pop()
+            self.result(st.ok, name, st.directive)
+
+    def run(self, argv, env=None, check=False, cwd=TOP, capture=False):
+        """Run argv (ENV on top of os.environ), its stderr streamed into the
+        step and its stdout too, or with CAPTURE returned (stripped);
+        else its exit status.  Fail when CHECK and it failed."""
+        with tempfile.TemporaryFile() as out:
+            p = popen(argv, cwd=cwd, env=dict(os.environ, **(env or {})),
+                      stdout=out if capture else subprocess.PIPE,
+                      stderr=subprocess.PIPE if capture else subprocess.STDOUT)
+            with p:
+                try:
+                    for raw in p.stderr if capture else p.stdout:
+                        self.line(raw.decode('utf-8', 'replace'))
+                except BaseException:
+                    vm.stop(p)
+                    raise
+            if check and p.returncode:
+                raise Fail('%s exited with %d' % (' '.join(argv), p.returncode))
+            out.seek(0)
+            return out.read().decode('utf-8', 'replace').strip() if capture \
+                else p.returncode
+
+    def capture(self, argv, check=True, **kw):
+        return self.run(argv, check=check, capture=True, **kw)
+
+
+def git_files(*patterns, others=False):
+    """The tracked files (OTHERS: and those git would add) of PATTERNS."""
+    more = ['--others', '--exclude-standard'] if others else []
+    return sorted(set(subprocess.run(
+        ['git', 'ls-files', '--cached', *more, '--', *patterns], cwd=TOP,
+        check=True, capture_output=True, text=True).stdout.split()))
+
+
+def build_kernel(ctx, *args):
+    """tools/kernel/build-kernel.sh ARGS: the build directory."""
+    return ctx.capture(['tools/kernel/build-kernel.sh', *args])
+
 
 # ---- host-refusals: make run HOST=1's prerequisite checks on fake trees
 
@@ -47,13 +190,7 @@ def fake_tree(leave=()):
     return t
 
 
-SMT = {'devices/system/cpu/online': '0-3'}
-for _c in range(4):
-    SMT['devices/system/cpu/cpu%d/topology/physical_package_id' % _c] = \
-        str(_c // 2)
-    SMT['devices/system/cpu/cpu%d/topology/thread_siblings_list' % _c] = \
-        '%d-%d' % (_c // 2 * 2, _c // 2 * 2 + 1)
-
+CPU = 'devices/system/cpu/cpu%d/topology/'
 # name: (the parts fake_tree leaves out, files written on top)
 FAKE_TREES = {
     'full': ((), {}),
@@ -73,20 +210,21 @@ FAKE_TREES = {
     # node 1 with CPUs but without normal memory (a memoryless freer)
     'memless': ((), {NODE + 'has_normal_memory': '0'}),
     # each node one core of 2 SMT threads
-    'smt': ((), SMT),
+    'smt': ((), dict({'devices/system/cpu/online': '0-3'}, **{
+        CPU % c + f: v for c in range(4) for f, v in (
+            ('physical_package_id', str(c // 2)),
+            ('thread_siblings_list', '%d-%d' % (c // 2 * 2, c // 2 * 2 + 1)))})),
 }
 
 
-def make_tree(root, leave=(), files=None):
-    tree = dict(fake_tree(leave), **(files or {}))
-    for path, text in sorted(tree.items()):
+def write_tree(root, tree):
+    """TREE ({path: text, None for a directory}) under ROOT"""
+    for path, text in tree.items():
         p = os.path.join(root, path)
-        if text is None:
-            os.makedirs(p, exist_ok=True)
-            continue
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p, 'w') as f:
-            f.write(text + '\n' if text else '')
+        os.makedirs(p if text is None else os.path.dirname(p), exist_ok=True)
+        if text is not None:
+            with open(p, 'w') as f:
+                f.write(text + '\n' if text else '')
 
 
 def make_run(top, *args):
@@ -102,93 +240,86 @@ HOST_CHECK = {'HOST': '1', 'SLABPARK_SYSFS': 'full', 'KDIR': '{work}/kdir',
               'DURATION_MS': '', 'PLACEMENTS': '', 'LOCKSTAT': '',
               'MEASURE': '', 'SWEEP': ''}
 CHECK_ONLY = make_run('{top}', '--check-only')
-FAKE = None     # CHECK_ONLY with HOST_CHECK
 # (what, exit status, the one line's regex: on stderr for a refusal, on
-# stdout for a pass, settings, command).  With the command FAKE (CHECK_ONLY)
-# the settings go on top of HOST_CHECK, else on top of make check's
-# environment; SLABPARK_SYSFS names a FAKE_TREES tree; {top}: this tree;
+# stdout for a pass, settings[, command]).  Without a command: CHECK_ONLY,
+# the settings on top of HOST_CHECK; with one, on top of make check's
+# environment.  SLABPARK_SYSFS names a FAKE_TREES tree; {top}: this tree;
 # {work}: the step's scratch directory (kdir, bogus.ko, vmtop: a copy of
 # tools/slabpark alone, which cannot build or boot); None unsets.  make
 # run's refusals of a knob exit 2 (slabpark.config), run-host.sh's 1.
 HOST_REFUSALS = (
     ('complete tree passes', 0, '^slabpark: prerequisites ok: 2 nodes, SLUB '
-     'counters, park switch, kernel ', {}, FAKE),
+     'counters, park switch, kernel ', {}),
     ('no park switch, HOST_BASE_ONLY=1: passes, base only', 0,
      r'prerequisites ok: .*no park switch \(base only\)',
-     {'SLABPARK_SYSFS': 'nopark', 'HOST_BASE_ONLY': '1'}, FAKE),
+     {'SLABPARK_SYSFS': 'nopark', 'HOST_BASE_ONLY': '1'}),
     ('one online node: refused', 1, ERR + r'this machine has 1 online NUMA '
-     r'node\(s\) .*needs 2', {'SLABPARK_SYSFS': 'onenode'}, FAKE),
+     r'node\(s\) .*needs 2', {'SLABPARK_SYSFS': 'onenode'}),
     ('no NUMA (no node/online): refused', 1,
      ERR + r'this machine has 0 online NUMA node\(s\)',
-     {'SLABPARK_SYSFS': 'numa-off'}, FAKE),
+     {'SLABPARK_SYSFS': 'numa-off'}),
     ('no SLUB_STATS: refused', 1,
      ERR + 'kernel .* has no SLUB counters .*CONFIG_SLUB_STATS=y',
-     {'SLABPARK_SYSFS': 'nostats'}, FAKE),
+     {'SLABPARK_SYSFS': 'nostats'}),
     ('no park switch: refused, unpatched, base-only offered', 1,
      ERR + 'kernel .* has no park switch .*unpatched.*rerun with '
-     'HOST_BASE_ONLY=1 for base-only numbers',
-     {'SLABPARK_SYSFS': 'nopark'}, FAKE),
+     'HOST_BASE_ONLY=1 for base-only numbers', {'SLABPARK_SYSFS': 'nopark'}),
     ('no stats and no park switch: the stats are named first', 1,
-     ERR + '.*has no SLUB counters', {'SLABPARK_SYSFS': 'nostats-nopark'},
-     FAKE),
+     ERR + '.*has no SLUB counters', {'SLABPARK_SYSFS': 'nostats-nopark'}),
     ('debugfs not mounted: refused as such, not as unpatched (the switch is '
      'in debugfs)', 1, ERR + 'debugfs is not mounted',
-     {'SLABPARK_SYSFS': 'nodebugfs'}, FAKE),
+     {'SLABPARK_SYSFS': 'nodebugfs'}),
     ("debugfs not mounted, HOST_BASE_ONLY=1: refused (the module's controls "
      "are there)", 1, ERR + 'debugfs is not mounted',
-     {'SLABPARK_SYSFS': 'nodebugfs', 'HOST_BASE_ONLY': '1'}, FAKE),
+     {'SLABPARK_SYSFS': 'nodebugfs', 'HOST_BASE_ONLY': '1'}),
     ('the v5 sysfs park only (no debugfs switch): refused as unpatched', 1,
      ERR + r'kernel .* has no park switch \(no .*/kernel/debug/slab/\*/park\)',
-     {'SLABPARK_SYSFS': 'oldpark'}, FAKE),
+     {'SLABPARK_SYSFS': 'oldpark'}),
     ('no kernel build tree (KDIR): refused', 1,
      ERR + 'no build tree for the running kernel .* at /nonexistent/kdir: '
-     'install linux-headers-', {'KDIR': '/nonexistent/kdir'}, FAKE),
+     'install linux-headers-', {'KDIR': '/nonexistent/kdir'}),
     ('HOST_MODULE missing: refused', 1,
      ERR + 'HOST_MODULE=/nonexistent/slub_stress.ko: no such file',
-     {'HOST_MODULE': '/nonexistent/slub_stress.ko'}, FAKE),
+     {'HOST_MODULE': '/nonexistent/slub_stress.ko'}),
     ('HOST_MODULE not built for this kernel: refused', 1,
      ERR + 'HOST_MODULE=.* was built for kernel .*, this is ',
-     {'HOST_MODULE': '{work}/bogus.ko'}, FAKE),
+     {'HOST_MODULE': '{work}/bogus.ko'}),
     ('slub_stress already loaded: refused', 1,
      ERR + 'slub_stress is already loaded: unload it',
-     {'SLABPARK_SYSFS': 'loaded'}, FAKE),
+     {'SLABPARK_SYSFS': 'loaded'}),
     ('SLABPARK_SYSFS without --check-only: refused', 1,
      ERR + 'SLABPARK_SYSFS=.* only with --check-only',
      {'HOST': '1', 'SLABPARK_SYSFS': 'full'}, make_run('{top}')),
     ('a bad knob: refused', 2, ERR + 'RUNS=0: must be a positive integer',
-     {'RUNS': '0'}, FAKE),
-    ('HOST=2: refused', 2, ERR + 'HOST=2: must be 0 or 1', {'HOST': '2'},
-     FAKE),
+     {'RUNS': '0'}),
+    ('HOST=2: refused', 2, ERR + 'HOST=2: must be 0 or 1', {'HOST': '2'}),
     ('HOST_BASE_ONLY=yes: refused', 1, ERR + 'HOST_BASE_ONLY=yes: must be 0 '
-     'or 1', {'HOST_BASE_ONLY': 'yes'}, FAKE),
+     'or 1', {'HOST_BASE_ONLY': 'yes'}),
     ('CPU-less node 1: the default pair is nodes 0 and 2, not 0 and 1', 0,
      'prerequisites ok: .*, nodes 0 -> 2, 2 threads$',
-     {'SLABPARK_SYSFS': 'cpuless', 'PLACEMENTS': 'cross'}, FAKE),
+     {'SLABPARK_SYSFS': 'cpuless', 'PLACEMENTS': 'cross'}),
     ('FREE_NODE=1 (CPU-less): refused, the reason named', 1,
      ERR + r'FREE_NODE=1: node 1 has no online CPUs \(a memory-only node\)',
-     {'SLABPARK_SYSFS': 'cpuless', 'PLACEMENTS': 'cross', 'FREE_NODE': '1'},
-     FAKE),
+     {'SLABPARK_SYSFS': 'cpuless', 'PLACEMENTS': 'cross', 'FREE_NODE': '1'}),
     ('FREE_NODE=7 (not online): refused', 1,
      ERR + r'FREE_NODE=7: node 7 is not online \(online nodes: 0,1,2\)',
-     {'SLABPARK_SYSFS': 'cpuless', 'PLACEMENTS': 'cross', 'FREE_NODE': '7'},
-     FAKE),
+     {'SLABPARK_SYSFS': 'cpuless', 'PLACEMENTS': 'cross', 'FREE_NODE': '7'}),
     ('memoryless node 1: the default pair refused (one node with CPUs and '
      'memory)', 1, ERR + 'only node 0 has online CPUs and normal memory '
      '.*cross and balanced need two such nodes',
-     {'SLABPARK_SYSFS': 'memless', 'PLACEMENTS': 'cross'}, FAKE),
+     {'SLABPARK_SYSFS': 'memless', 'PLACEMENTS': 'cross'}),
     ('FREE_NODE=1 without normal memory: passes with the warning', 0,
      r'prerequisites ok: .*, nodes 0 -> 1, 2 threads \(warning: free node 1 '
      'has no normal memory: ',
-     {'SLABPARK_SYSFS': 'memless', 'PLACEMENTS': 'cross', 'FREE_NODE': '1'},
-     FAKE),
+     {'SLABPARK_SYSFS': 'memless', 'PLACEMENTS': 'cross', 'FREE_NODE': '1'}),
     ('ALLOC_NODE=1 without normal memory: refused', 1,
      ERR + 'ALLOC_NODE=1: node 1 has no normal memory',
      {'SLABPARK_SYSFS': 'memless', 'PLACEMENTS': 'cross', 'ALLOC_NODE': '1',
-      'FREE_NODE': '0'}, FAKE),
+      'FREE_NODE': '0'}),
     ("SMT siblings: local's freers on the allocators' siblings, warned", 0,
      r'prerequisites ok: .*, nodes 0 -> 1, 2 threads \(warning: SMT: in '
      "local, 1 of 1 freers run on an allocator.s sibling thread",
-     {'SLABPARK_SYSFS': 'smt'}, FAKE),
+     {'SLABPARK_SYSFS': 'smt'}),
     ('make run (VM) ALLOC_NODE=x: refused before the boot', 2,
      ERR + 'ALLOC_NODE=x: not a node number',
      {'HOST': '', 'NODES': '2', 'ALLOC_NODE': 'x'}, make_run('{work}/vmtop')),
@@ -253,22 +384,19 @@ def module_loaded():
 
 
 def host_case(ctx, work, case):
-    """Run one case of HOST_REFUSALS; its result line."""
-    what, want, regex, settings, argv = case
-    env = dict(os.environ)
-    if argv is FAKE:
+    """Run one case of HOST_REFUSALS; its result."""
+    what, want, regex, settings, *argv = case
+    if not argv:
         settings = dict(HOST_CHECK, **settings)
-        argv = CHECK_ONLY
+    env = dict(os.environ)
     for k, v in settings.items():
         if v is None:
             env.pop(k, None)
-        elif k == 'SLABPARK_SYSFS' and v in FAKE_TREES:
-            env[k] = os.path.join(work, v)
         else:
-            env[k] = v.format(work=work)
-    p = check.Context.child([a.format(work=work, top=check.TOP)
-                             for a in argv], env=env, cwd=check.TOP,
-                            capture=True)
+            env[k] = os.path.join(work, v) if k == 'SLABPARK_SYSFS' and \
+                v in FAKE_TREES else v.format(work=work)
+    p = child([a.format(work=work, top=TOP) for a in (argv or [CHECK_ONLY])[0]],
+              env=env, cwd=TOP, capture=True)
     bad = judge(want, regex, p.returncode, p.stdout, p.stderr)
     if not bad and module_loaded():
         bad = ['%s is loaded afterwards' % MODULE]
@@ -280,32 +408,25 @@ def host_case(ctx, work, case):
 
 def do_host_refusals(ctx):
     """make run HOST=1's prerequisite checks (tools/run-host.sh, through
-    python3 -m slabpark run as make runs it) on fake sysfs trees (SLABPARK_SYSFS,
-    with --check-only), one prerequisite taken away at a time, without
-    loading anything: HOST_REFUSALS, NOBODY_REFUSALS as root, and this
-    host's own kernel as it is (refused in one line, or passed)."""
+    python3 -m slabpark run as make runs it) on fake sysfs trees
+    (SLABPARK_SYSFS, with --check-only), without loading anything:
+    HOST_REFUSALS, NOBODY_REFUSALS as root, and this host's own kernel as
+    it is (refused in one line, or passed)."""
     if module_loaded():
-        raise check.Fail('%s is loaded on this host: cannot tell whether a '
-                         'test loaded it' % MODULE)
+        raise Fail('%s is loaded on this host: cannot tell whether a '
+                   'test loaded it' % MODULE)
     with tempfile.TemporaryDirectory() as work:
         os.chmod(work, 0o755)
         for name, (leave, files) in FAKE_TREES.items():
-            make_tree(os.path.join(work, name), leave, files)
-        os.makedirs(os.path.join(work, 'kdir'))
-        with open(os.path.join(work, 'kdir', 'Makefile'), 'w') as f:
-            f.write('# a fake kernel build tree\n')
-        with open(os.path.join(work, 'bogus.ko'), 'w') as f:
-            f.write('not a module\n')
+            write_tree(os.path.join(work, name), dict(fake_tree(leave), **files))
+        write_tree(work, {'kdir/Makefile': '# a fake kernel build tree',
+                          'bogus.ko': 'not a module'})
         for top, files in (('vmtop', ()),
                            ('top', ('Makefile', 'tools/run-host.sh',
                                     'tools/lib.sh'))):
-            shutil.copytree(os.path.join(check.TOP, 'tools', 'slabpark'),
-                            os.path.join(work, top, 'tools', 'slabpark'),
-                            ignore=shutil.ignore_patterns('tests',
-                                                          '__pycache__'))
+            copy_package(os.path.join(work, top))
             for f in files:
-                shutil.copy2(os.path.join(check.TOP, f),
-                             os.path.join(work, top, f))
+                shutil.copy2(os.path.join(TOP, f), os.path.join(work, top, f))
         cases = list(HOST_REFUSALS)
         nobody = os.getuid() == 0 and shutil.which('setpriv')
         if nobody:
@@ -314,19 +435,25 @@ def do_host_refusals(ctx):
         if not nobody:
             ctx.result(True, 'not root', 'SKIP needs root and setpriv to run '
                        'as nobody')
-        p = check.Context.child([a.format(top=check.TOP) for a in CHECK_ONLY],
-                                env=dict(os.environ, HOST='1'),
-                                cwd=check.TOP, capture=True)
-        host = ('this host (%s): meets the prerequisites' % os.uname().release,
-                0, '^slabpark: prerequisites ok', {'HOST': '1'}, CHECK_ONLY)
-        if p.returncode:
-            host = ('this host (%s): refused (%s...)' % (
-                os.uname().release, p.stderr[:60].strip()), 1, ERR,
-                {'HOST': '1'}, CHECK_ONLY)
-        ok &= host_case(ctx, work, host)
+        p = child([a.format(top=TOP) for a in CHECK_ONLY], capture=True,
+                  env=dict(os.environ, HOST='1'), cwd=TOP)
+        this = 'this host (%s): ' % os.uname().release
+        ok &= host_case(ctx, work, (
+            this + 'refused (%s...)' % p.stderr[:60].strip(), 1, ERR,
+            {'HOST': '1'}, CHECK_ONLY) if p.returncode else (
+            this + 'meets the prerequisites', 0, '^slabpark: prerequisites ok',
+            {'HOST': '1'}, CHECK_ONLY))
     if not ok:
-        raise check.Fail('host-refusals: a refusal is not as it should be')
+        raise Fail('host-refusals: a refusal is not as it should be')
     ctx.say('host-refusals: %d cases' % (len(cases) + 1))
+
+
+def copy_package(top):
+    """A copy of tools/slabpark alone under TOP, which cannot build or
+    boot."""
+    shutil.copytree(os.path.join(TOP, 'tools', 'slabpark'),
+                    os.path.join(top, 'tools', 'slabpark'),
+                    ignore=shutil.ignore_patterns('tests', '__pycache__'))
 
 
 # ---- docs: the facts of the code that the documentation must name
@@ -336,6 +463,7 @@ MODULE_SRC = 'mm/slub_stress.c'
 STRESS_DOC = 'Documentation/dev-tools/slub-stress.rst'
 PARK_DOC = 'Documentation/mm/slab-parking.rst'
 ABI_FILE = 'Documentation/ABI/testing/sysfs-kernel-slab'
+PARK_SWITCH = 'tools/kernel/bench-patches/park-switch.patch'
 README_LINES = 200
 ID = r'[A-Za-z_][A-Za-z0-9_]*'
 PARAM = re.compile(r'\b__param\(\s*%s\s*,\s*(%s)|\b(?:SS_PARAM|module_param'
@@ -350,9 +478,8 @@ DEBUGFS_FILE = re.compile(r'^\+.*debugfs_create_file[a-z_]*\(\s*"([a-z0-9_]+)"',
 
 
 def module_params(src):
-    """The module parameters of a C source: __param(type, name, ...),
-    SS_PARAM(name, ...), module_param*(name, ...) outside macro bodies
-    (#define and continuation lines), a call spanning lines."""
+    """The module parameters of a C source outside macro bodies (#define
+    and continuation lines), a call spanning lines."""
     code = ' '.join(t for t in src.splitlines()
                     if not re.match(r'\s*#\s*define', t) and
                     not t.endswith('\\'))
@@ -386,8 +513,7 @@ def patch_added(patch, path):
 
 
 def make_exports(makefile):
-    """The variables of the Makefile's export line (and its continuation
-    lines)."""
+    """The variables of the Makefile's export line (continued)."""
     m = re.search(r'^export ((?:.*\\\n)*.*)$', makefile, re.M)
     words = m.group(1).replace('\\', ' ').split() if m else []
     return sorted({w for w in words if re.fullmatch('[A-Z_][A-Z0-9_]*', w)})
@@ -403,7 +529,6 @@ def rst_problems(top, paths):
     except ImportError:
         return ['%s has no docutils (Debian: python3-docutils, '
                 'python3 -m slabpark deps)' % sys.executable]
-    import io
 
     class NoOp(Directive):
         optional_arguments = 100
@@ -477,12 +602,12 @@ def doc_checks(top):
     yield 'sysfs-attributes', bad, 'the series adds %s' % ' '.join(attrs)
 
     # the series' and the park switch's (in every bench kernel)
-    files = sorted(set(DEBUGFS_FILE.findall(series + read(check.PARK_SWITCH))))
+    files = sorted(set(DEBUGFS_FILE.findall(series + read(PARK_SWITCH))))
     bad = ['debugfs file %s: its path /sys/kernel/debug/slab/<cache>/%s is '
            'not in %s' % (a, a, PARK_DOC) for a in files
            if '/sys/kernel/debug/slab/<cache>/' + a not in park]
     yield 'debugfs-files', bad, 'the series and %s add %s' % (
-        check.PARK_SWITCH, ' '.join(files))
+        PARK_SWITCH, ' '.join(files))
 
     n = len(read('README').splitlines())
     yield ('readme', [] if n <= README_LINES else
@@ -499,19 +624,15 @@ def doc_checks(top):
     yield 'make-variables', bad, '%d, each in the knob table' % len(mvars)
 
 
-def do_docs(ctx, top=None):
-    """The facts of the code that the documentation must name: every .rst
-    valid, every module parameter, sysfs attribute and debugfs file of
-    the series documented, every exported Make variable in the knob
-    table (slabpark.config); README a map
-    of <= 200 lines."""
+def do_docs(ctx):
+    """doc_checks of this tree, a result each."""
     ok = True
-    for name, bad, what in doc_checks(top or check.TOP):
+    for name, bad, what in doc_checks(TOP):
         for t in bad:
             ctx.say('# ' + t)
         ok &= ctx.result(not bad, name, None if bad else what)
     if not ok:
-        raise check.Fail('docs: the documentation does not match the code')
+        raise Fail('docs: the documentation does not match the code')
 
 
 # ---- series-bisect: every patch builds mm/ with W=1, no new warnings
@@ -527,8 +648,7 @@ def warnings_of(log):
 
 
 def lib_sh(ctx, *calls):
-    """The output lines of tools/lib.sh's functions (the hashes and the
-    build settings the shell scripts share)."""
+    """The output lines of tools/lib.sh's functions."""
     return ctx.capture(['bash', '-c', '. tools/lib.sh && ' +
                         ' && '.join(calls)]).splitlines()
 
@@ -537,7 +657,7 @@ def do_series_bisect(ctx):
     """The series on the pristine tree, patch by patch: mm/ with W=1 at
     the base and after each patch, which may add no warning; cached per
     series content."""
-    src = check.kernel_src(ctx)
+    src = ctx.capture(['tools/kernel/kernel-src.sh'])
     ctx.run(['tools/kernel/series.sh', 'apply', '--tree', src], check=True)
     ver = ctx.capture(['make', '-s', '-C', src, 'kernelversion'])
     series, cfghash, jobs, *ccache = lib_sh(
@@ -564,8 +684,8 @@ def do_series_bisect(ctx):
     tip = ctx.capture(git + ['rev-parse', 'slabpark'])
     if ctx.capture(git + ['config', '--get', 'branch.slabpark.'
                           'slabparkSeries'], check=False) != series:
-        raise check.Fail('the tree\'s series branch is not series %s: '
-                         'another clone applied its own; run again' % series)
+        raise Fail('the tree\'s series branch is not series %s: '
+                   'another clone applied its own; run again' % series)
     if not os.path.exists(os.path.join(wt, '.git')):
         shutil.rmtree(wt, ignore_errors=True)
         ctx.run(git + ['worktree', 'prune'], check=True)
@@ -575,7 +695,7 @@ def do_series_bisect(ctx):
     env = dict(os.environ, **dict(v.split('=', 1) for v in ccache))
     if ccache:
         make.append('CC=ccache gcc')
-    shutil.copy(os.path.join(check.TOP, 'tools/kernel/configs/base.config'),
+    shutil.copy(os.path.join(TOP, 'tools/kernel/configs/base.config'),
                 os.path.join(bdir, 'slabpark.fragment'))
     base = ctx.capture(git + ['rev-parse', 'base'])
     commits = ctx.capture(git + ['rev-list', '--reverse',
@@ -590,13 +710,12 @@ def do_series_bisect(ctx):
                                 '/slabpark.fragment', 'allnoconfig'],
                    os.path.join(bdir, 'config.log'), env)
         log = os.path.join(bdir, 'build-%d.log' % i)
-        ctx.say('# [%s] bisect build %d/%d: %s' % (check.elapsed(), i,
+        ctx.say('# [%s] bisect build %d/%d: %s' % (elapsed(), i,
                                                    len(commits), subj))
         # -k: an error is in the warning list too
         with open(log, 'w') as f:
-            rc = check.Context.child(make + ['-k', 'mm/'], stdout=f,
-                                     stderr=subprocess.STDOUT,
-                                     env=env).returncode
+            rc = child(make + ['-k', 'mm/'], stdout=f,
+                       stderr=subprocess.STDOUT, env=env).returncode
         with open(log, errors='replace') as f:
             text = f.read()
         cur = warnings_of(text)
@@ -604,8 +723,7 @@ def do_series_bisect(ctx):
             for t in [t for t in text.splitlines() if 'error' in t][:20]:
                 ctx.say(t)
             ctx.result(False, subj)
-            raise check.Fail("mm/ does not build at '%s' (log: %s)"
-                             % (subj, log))
+            raise Fail("mm/ does not build at '%s' (log: %s)" % (subj, log))
         if prev is None:
             ctx.say('base: %d W=1 warning(s) in mm/ before the series'
                     % len(cur))
@@ -613,8 +731,7 @@ def do_series_bisect(ctx):
             for t in sorted(cur - prev):
                 ctx.say(t)
             if not ctx.result(cur <= prev, subj):
-                raise check.Fail("'%s' adds W=1 warnings (log: %s)"
-                                 % (subj, log))
+                raise Fail("'%s' adds W=1 warnings (log: %s)" % (subj, log))
         prev = cur
     with open(stamp, 'w') as f:
         f.write(series + '\n')
@@ -624,13 +741,13 @@ def logged(ctx, argv, log, env=None, cwd=None):
     """Run argv with its output into LOG; Fail naming the log, with its
     last lines, when it fails."""
     with open(log, 'a') as f:
-        rc = check.Context.child(argv, stdout=f, stderr=subprocess.STDOUT,
-                                 env=env, cwd=cwd).returncode
+        rc = child(argv, stdout=f, stderr=subprocess.STDOUT, env=env,
+                   cwd=cwd).returncode
     if rc:
         with open(log, errors='replace') as f:
             for t in f.read().splitlines()[-20:]:
                 ctx.say('    ' + t)
-        raise check.Fail('%s failed (log: %s)' % (' '.join(argv), log))
+        raise Fail('%s failed (log: %s)' % (' '.join(argv), log))
 
 
 # ---- kselftest-intree: the collection as a CI builds it
@@ -652,10 +769,8 @@ INTREE_PROGS = ('slub_park_sysfs', 'slub_park_params')
 
 def vermagic(ko):
     """The release in a module's vermagic= (its first word)."""
-    for s in ko.split(b'\0'):
-        if s.startswith(b'vermagic='):
-            return s[9:].decode('utf-8', 'replace').split(' ')[0]
-    return None
+    m = re.search(rb'\0vermagic=([^ \0]*)', ko)
+    return m.group(1).decode('utf-8', 'replace') if m else None
 
 
 def do_kselftest_intree(ctx):
@@ -667,11 +782,11 @@ def do_kselftest_intree(ctx):
     USERLDFLAGS=-static (the guest's busybox), a KDIR other than O refused
     in one line, installed with kselftest_install.sh (its make arguments
     in MAKEFLAGS).  Step guest-patched runs the install."""
-    bdir = os.path.realpath(check.build_kernel(ctx, '--variant', 'patched'))
+    bdir = os.path.realpath(build_kernel(ctx, '--variant', 'patched'))
     src = vm.source_tree(bdir) or ''
     if not os.path.isdir(os.path.join(src, 'tools/testing/selftests')):
-        raise check.Fail("%s: cannot find its source tree (no 'include "
-                         "<tree>/Makefile' in its Makefile)" % bdir)
+        raise Fail("%s: cannot find its source tree (no 'include "
+                   "<tree>/Makefile' in its Makefile)" % bdir)
     with open(os.path.join(bdir, 'include/config/kernel.release')) as f:
         release = f.read().strip()
     # a CI names the kernel build with O= alone: make's KDIR (the
@@ -691,8 +806,8 @@ def do_kselftest_intree(ctx):
         log = os.path.join(out, 'log')
         ksft = os.path.join(tree, 'tools/testing/selftests')
         parts = ('tools/testing/selftests', 'scripts/subarch.include')
-        if check.Context.child(['git', '-C', src, 'rev-parse', '--verify',
-                                '-q', 'HEAD'], capture=True).returncode:
+        if child(['git', '-C', src, 'rev-parse', '--verify', '-q', 'HEAD'],
+                 capture=True).returncode:
             # KSRC that is not a git tree: its files as they are
             shutil.copytree(os.path.join(src, parts[0]),
                             os.path.join(tree, parts[0]), symlinks=True)
@@ -702,18 +817,12 @@ def do_kselftest_intree(ctx):
         else:
             ctx.run(['sh', '-c', 'git -C "$1" archive HEAD -- "$3" "$4" | '
                      'tar -x -C "$2"', '-', src, tree, *parts], check=True)
-        # cp -r, links as links; a fresh checkout's files, no build outputs
+        # as a CI's cp -r of a checkout: the files git has or would add
         park = os.path.join(ksft, 'slub_park')
-        shutil.copytree(os.path.join(check.TOP, 'selftests/slub_park'), park,
-                        symlinks=True)
-        for d, _, fs in os.walk(park):
-            for f in fs:
-                p = os.path.join(d, f)
-                if f in INTREE_PROGS and d == park or \
-                        d == os.path.join(park, 'slub_stress') and \
-                        f not in ('Makefile', '.gitignore') and \
-                        not f.endswith('.c'):
-                    os.unlink(p)
+        for f in git_files('selftests/slub_park', others=True):
+            dst = os.path.join(park, os.path.relpath(f, 'selftests/slub_park'))
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(os.path.join(TOP, f), dst, follow_symlinks=False)
         c = os.path.join(park, 'slub_stress/slub_stress.c')
         intree_result(ctx, ['cp -r did not carry the module source (selftests/'
                             'slub_park/slub_stress/slub_stress.c must be the '
@@ -743,10 +852,9 @@ def do_kselftest_intree(ctx):
         intree_result(ctx, bad, 'build', 'slub_stress.ko (vermagic %s), '
                       '%s (static)' % (release, ', '.join(INTREE_PROGS)))
 
-        p = check.Context.child(['make', '-s', '-C', ksft,
-                                 'TARGETS=slub_park', 'O=' + bdir,
-                                 'KDIR=%s/not-a-kernel' % out],
-                                env=env, capture=True)
+        p = child(['make', '-s', '-C', ksft, 'TARGETS=slub_park',
+                   'O=' + bdir, 'KDIR=%s/not-a-kernel' % out],
+                  env=env, capture=True)
         refusal = [t for t in (p.stdout + p.stderr).splitlines()
                    if re.search('slub_park: KDIR=.* differs from O=', t)]
         intree_result(ctx, [] if p.returncode and len(refusal) == 1 else
@@ -781,7 +889,7 @@ def intree_result(ctx, bad, name, what):
         ctx.say(t)
     ctx.result(not bad, name)
     if bad:
-        raise check.Fail('kselftest-intree: %s failed' % name)
+        raise Fail('kselftest-intree: %s failed' % name)
 
 
 # ---- the debug kernels: debug-gate, kunit-mutants
@@ -789,15 +897,15 @@ def intree_result(ctx, bad, name, what):
 def stage_debug(ctx, bdir):
     """The guest's stage of a debug kernel (slub_kunit under kunit/)."""
     if not os.path.isfile(os.path.join(bdir, 'arch/x86/boot/bzImage')):
-        raise check.Fail('%s has no bzImage' % bdir)
+        raise Fail('%s has no bzImage' % bdir)
     with open(os.path.join(bdir, '.config')) as f:
         if not re.search('^CONFIG_DEBUG_KMEMLEAK=y', f.read(), re.M):
-            raise check.Fail('%s is not a debug kernel (no '
-                             'CONFIG_DEBUG_KMEMLEAK)' % bdir)
+            raise Fail('%s is not a debug kernel (no CONFIG_DEBUG_KMEMLEAK)'
+                       % bdir)
     stage = vm.stage(bdir, ctx.line)
     if not os.path.isfile(os.path.join(stage, 'kunit/slub_kunit.ko')):
-        raise check.Fail('no slub_kunit.ko in %s: the debug kernel needs '
-                         'CONFIG_SLUB_KUNIT_TEST=m' % bdir)
+        raise Fail('no slub_kunit.ko in %s: the debug kernel needs '
+                   'CONFIG_SLUB_KUNIT_TEST=m' % bdir)
     return stage
 
 
@@ -809,15 +917,12 @@ def guest_timeout(default):
 
 def last_line(path, prefix):
     """What follows PREFIX on the last line of PATH that starts with it."""
-    found = None
     try:
         with open(path, errors='replace') as f:
-            for t in f:
-                if t.startswith(prefix):
-                    found = t[len(prefix):].strip()
+            found = [t[len(prefix):].strip() for t in f if t.startswith(prefix)]
     except OSError:
-        pass
-    return found
+        return None
+    return found[-1] if found else None
 
 
 # the groups of tools/guest/guest-debug-gate.sh the park2 boot leaves to
@@ -834,17 +939,16 @@ def debug_gate(boot):
     fails on any splat.  GUEST_TIMEOUT (default 3000 s), GUEST_APPEND;
     KSRC: your tree, e.g. with a bug, to see it fail."""
     def run(ctx):
-        bdir = check.build_kernel(ctx, '--variant', 'patched', '--config',
-                                  'debug')
+        bdir = build_kernel(ctx, '--variant', 'patched', '--config', 'debug')
         stage = stage_debug(ctx, bdir)
-        out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check',
-                           'debug-gate-' + boot)
         name = 'debug-gate-' + boot
+        out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check', name)
         t0 = time.time()
         with ctx.subtest(name) as st:
             rc = vm.run(bdir, 'tools/guest/guest-debug-gate.sh',
                         [boot, *(PARK2_SKIPS if boot == 'park2' else ())],
-                        out, [stage + ':.'], append=check.guest_append(),
+                        out, [stage + ':.'],
+                        append=os.environ.get('GUEST_APPEND', ''),
                         timeout=guest_timeout(3000), emit=ctx.line)
             line = last_line(os.path.join(out, 'console.txt'),
                              'SLABPARK-DEBUG-GATE ')
@@ -865,7 +969,7 @@ def do_kunit_mutants(ctx):
     """slub_kunit's parking cases on the debug kernel with parking broken
     on purpose, booted once per BREAK_MODES mode: each mode makes exactly
     the cases fail that test what it breaks."""
-    bdir = check.build_kernel(ctx, '--variant', 'break', '--config', 'debug')
+    bdir = build_kernel(ctx, '--variant', 'break', '--config', 'debug')
     stage = stage_debug(ctx, bdir)
     lib = 'kselftest/slub_park/slub_park_lib.sh'
     for m in BREAK_MODES:
@@ -899,9 +1003,8 @@ SOAK_SETTINGS = {
 
 def soak_settings(env):
     """make soak's settings from ENV; ValueError for a bad one."""
-    s = {}
-    for k, (default, pattern, must) in SOAK_SETTINGS.items():
-        s[k] = env.get(k) or default
+    s = {k: env.get(k) or v[0] for k, v in SOAK_SETTINGS.items()}
+    for k, (_, pattern, must) in SOAK_SETTINGS.items():
         if not re.fullmatch(pattern, s[k]):
             raise ValueError('%s=%s: must be %s' % (k, s[k], must))
     return s
@@ -915,7 +1018,7 @@ def soak():
     KSRC, KVM as for make run.  The guest gets DURATION and a margin for
     the boot, the last run and the final kmemleak scan.  Exit status 1 on
     a failed invariant, a kernel splat or a timeout."""
-    env = check.setup_env()
+    env = setup_env()
     try:
         s = soak_settings(env)
     except ValueError as e:
@@ -924,7 +1027,7 @@ def soak():
     dur = int(s['DURATION'])
     cfg, margin = ([], 300 + dur // 10) if s['DEBUG'] == '0' else \
         (['--config', 'debug'], 600 + dur // 5)
-    os.chdir(check.TOP)
+    os.chdir(TOP)
     out = os.path.join(env['SLABPARK_CACHE'], 'runs',
                        time.strftime('soak-%Y%m%d-%H%M%S'))
     try:
@@ -933,7 +1036,7 @@ def soak():
                               check=True).stdout.strip()
         stage = vm.stage(bdir, lambda t: print(t, file=sys.stderr))
         print('[%s] soak: %ds on %s (guest timeout %ds, output %s)' % (
-            check.elapsed(), dur, bdir, dur + margin, out), file=sys.stderr)
+            elapsed(), dur, bdir, dur + margin, out), file=sys.stderr)
         rc = vm.run(bdir, 'tools/guest/guest-soak.sh',
                     [s['DURATION'], s['NO_SHEAVES']], out, [stage + ':.'],
                     int(s['NODES']), int(s['CPUS_PER_NODE']),
@@ -947,15 +1050,9 @@ def soak():
         return 1
     line = last_line(os.path.join(out, 'console.txt'), 'SLABPARK-SOAK ')
     print('soak: ' + (line or 'no summary from the guest'))
-    if not rc and not line:
-        rc = 1      # the guest script ended without its summary line
-    if rc:
+    if rc or not line:      # no summary: the guest script did not end
         print('soak: FAILED (guest status %d; console: %s/console.log)'
               % (rc, out), file=sys.stderr)
         return 1
     print('soak: passed')
     return 0
-
-
-# after the definitions: check imports this module for its STEPS table
-from . import check, config, vm  # noqa: E402
