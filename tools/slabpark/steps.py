@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What a step of make check runs in (Context: its log, the KTAP nesting
-of its output, its commands) and the steps that check the host side
-against its documentation and refusals (host-refusals, docs), build
-(series-bisect, kselftest-intree) or boot the debug kernels (debug-gate,
-kunit-mutants); and make soak.  What a step checks is data beside it.
-"""
+"""What a step of make check runs in (Context), the larger steps (what
+each checks is data beside it) and make soak.  A step fails when one of
+its own results does (check.Runner), or by raising Fail."""
 
 import contextlib
 import fcntl
@@ -167,11 +164,9 @@ NODE = 'devices/system/node/'
 
 def fake_tree(leave=()):
     """{path: text, or None for a directory} of a sysfs tree with every
-    prerequisite of make run HOST=1 on a 2-node patched kernel, but the
-    parts LEAVE names: nodes (one node online), numa (no node directory:
-    CONFIG_NUMA=n), stats (no SLUB counters), park (no debugfs switch
-    kernel/debug/slab/<cache>/park), debugfs (nothing under kernel/debug:
-    not mounted), loaded (adds module/slub_stress)."""
+    prerequisite of make run HOST=1 on a 2-node patched kernel, but those
+    LEAVE names: nodes (one online), numa, stats, park (the debugfs
+    switch), debugfs (not mounted); loaded adds module/slub_stress."""
     t = {'kernel/debug': None, 'module': None}
     if 'numa' not in leave:
         t[NODE + 'node0/cpulist'] = '0-1'
@@ -384,7 +379,7 @@ def module_loaded():
 
 
 def host_case(ctx, work, case):
-    """Run one case of HOST_REFUSALS; its result."""
+    """Run one case of HOST_REFUSALS, its result line."""
     what, want, regex, settings, *argv = case
     if not argv:
         settings = dict(HOST_CHECK, **settings)
@@ -403,7 +398,7 @@ def host_case(ctx, work, case):
     for t in bad:
         for s in t.splitlines() or ['']:
             ctx.say('# ' + s)
-    return ctx.result(not bad, what)
+    ctx.result(not bad, what)
 
 
 def do_host_refusals(ctx):
@@ -431,20 +426,19 @@ def do_host_refusals(ctx):
         nobody = os.getuid() == 0 and shutil.which('setpriv')
         if nobody:
             cases += NOBODY_REFUSALS
-        ok = all([host_case(ctx, work, c) for c in cases])
+        for c in cases:
+            host_case(ctx, work, c)
         if not nobody:
             ctx.result(True, 'not root', 'SKIP needs root and setpriv to run '
                        'as nobody')
         p = child([a.format(top=TOP) for a in CHECK_ONLY], capture=True,
                   env=dict(os.environ, HOST='1'), cwd=TOP)
         this = 'this host (%s): ' % os.uname().release
-        ok &= host_case(ctx, work, (
+        host_case(ctx, work, (
             this + 'refused (%s...)' % p.stderr[:60].strip(), 1, ERR,
             {'HOST': '1'}, CHECK_ONLY) if p.returncode else (
             this + 'meets the prerequisites', 0, '^slabpark: prerequisites ok',
             {'HOST': '1'}, CHECK_ONLY))
-    if not ok:
-        raise Fail('host-refusals: a refusal is not as it should be')
     ctx.say('host-refusals: %d cases' % (len(cases) + 1))
 
 
@@ -626,13 +620,10 @@ def doc_checks(top):
 
 def do_docs(ctx):
     """doc_checks of this tree, a result each."""
-    ok = True
     for name, bad, what in doc_checks(TOP):
         for t in bad:
             ctx.say('# ' + t)
-        ok &= ctx.result(not bad, name, None if bad else what)
-    if not ok:
-        raise Fail('docs: the documentation does not match the code')
+        ctx.result(not bad, name, None if bad else what)
 
 
 # ---- series-bisect: every patch builds mm/ with W=1, no new warnings
@@ -775,13 +766,10 @@ def vermagic(ko):
 
 def do_kselftest_intree(ctx):
     """The kselftest as a CI (KernelCI, LKFT) builds it against the
-    patched kernel's O= build: selftests/slub_park copied (cp -r) into a
-    scratch copy of the kernel tree's tools/testing/selftests (git archive;
-    the tree and the build are not written to but O's kselftest/), built
-    with make -C tools/testing/selftests TARGETS=slub_park O=BUILD
-    USERLDFLAGS=-static (the guest's busybox), a KDIR other than O refused
-    in one line, installed with kselftest_install.sh (its make arguments
-    in MAKEFLAGS).  Step guest-patched runs the install."""
+    patched kernel's O= build, in a scratch copy of the kernel tree's
+    tools/testing/selftests (only O's kselftest/ written to): built
+    static (the guest's busybox), a KDIR other than O refused, installed
+    with kselftest_install.sh.  Step guest-patched runs the install."""
     bdir = os.path.realpath(build_kernel(ctx, '--variant', 'patched'))
     src = vm.source_tree(bdir) or ''
     if not os.path.isdir(os.path.join(src, 'tools/testing/selftests')):
@@ -931,13 +919,10 @@ PARK2_SKIPS = ('kselftest', 'fuzz-params', 'rmmod')
 
 
 def debug_gate(boot):
-    """The robustness gate: the patched kernel with
-    tools/kernel/configs/debug.config (lockdep, KASAN, DEBUG_VM/LIST/
-    OBJECTS, kmemleak, slub_kunit) booted with every cache at its default
-    parking mode (BOOT default) or switched to park=2 by the guest right
-    after boot (park2), running tools/guest/guest-debug-gate.sh, which
-    fails on any splat.  GUEST_TIMEOUT (default 3000 s), GUEST_APPEND;
-    KSRC: your tree, e.g. with a bug, to see it fail."""
+    """The robustness gate: tools/guest/guest-debug-gate.sh, which fails
+    on any splat, on the patched kernel with configs/debug.config, every
+    cache at its default parking mode (BOOT default) or at park=2 (park2).
+    GUEST_TIMEOUT (default 3000 s), GUEST_APPEND."""
     def run(ctx):
         bdir = build_kernel(ctx, '--variant', 'patched', '--config', 'debug')
         stage = stage_debug(ctx, bdir)
@@ -1011,13 +996,11 @@ def soak_settings(env):
 
 
 def soak():
-    """make soak: a randomized long run with invariant checks
-    (tools/guest/guest-soak.sh) on the patched kernel (DEBUG=1: the debug
-    kernel), DURATION seconds of stress, NO_SHEAVES: every load with (0)
-    or without (1) sheaves, or random (1 in 4 without); PATCHES=none,
-    KSRC, KVM as for make run.  The guest gets DURATION and a margin for
-    the boot, the last run and the final kmemleak scan.  Exit status 1 on
-    a failed invariant, a kernel splat or a timeout."""
+    """make soak: tools/guest/guest-soak.sh, a randomized run of DURATION
+    seconds with invariant checks, on the patched kernel (DEBUG=1: the
+    debug kernel); NO_SHEAVES: every load with (0) or without (1) sheaves,
+    or random (1 in 4 without).  The guest's timeout has a margin for the
+    boot, the last run and kmemleak.  Exit status 1 on a failure."""
     env = setup_env()
     try:
         s = soak_settings(env)
