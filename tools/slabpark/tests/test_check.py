@@ -270,15 +270,6 @@ def fake(rc=0, say=(), results=()):
     return run
 
 
-def subtest_and_capture(ctx):
-    with ctx.subtest('one') as st:
-        st.result(True, 'a')
-        st.result(False, 'b')
-        st.directive = '12s summary'
-    assert ctx.capture(['sh', '-c', 'echo out; echo err >&2']) == 'out'
-    return 0 if st.ok else 1
-
-
 class RunnerTest(unittest.TestCase):
     def run_steps(self, todo, env=None):
         out = io.StringIO()
@@ -293,6 +284,15 @@ class RunnerTest(unittest.TestCase):
         return rc, out.getvalue().splitlines()
 
     def test_accounting_and_last_line(self):
+        captured = []
+
+        def subtest_and_capture(ctx):
+            with ctx.subtest('one') as st:
+                st.result(True, 'a')
+                st.result(False, 'b')
+                st.directive = '12s summary'
+            captured.append(ctx.capture(['sh', '-c', 'echo out; echo err >&2']))
+            return 0 if st.ok else 1
         rc, out = self.run_steps([
             Step('a', fake(0, ['hello'])),
             Step('b', fake(4, ['no reason here', 'why not'])),
@@ -322,6 +322,7 @@ class RunnerTest(unittest.TestCase):
         self.assertIn("KeyError: 'nokey'", self.logs['f.log'])
         self.assertEqual(self.logs['sh.log'].splitlines()[3], 'oops')
         self.assertIn('    # oops', out)
+        self.assertEqual(captured, ['out'])
         self.assertIn('    # err', out)
         self.assertIn('    not ok 1 one # 12s summary', out)
         self.assertEqual(read_ktap(out[:-1]).failed(),
