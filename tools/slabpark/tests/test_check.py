@@ -19,7 +19,7 @@ import unittest
 from unittest import mock
 
 from slabpark import check, ktap, steps
-from slabpark.check import Step
+from slabpark.steps import Step
 
 FIXTURES = os.path.join(os.path.dirname(__file__), 'fixtures', 'check')
 
@@ -297,14 +297,14 @@ class RunnerTest(unittest.TestCase):
             Step('a', fake(0, ['hello'])),
             Step('b', fake(4, ['no reason here', 'why not'])),
             Step('c', fake(1, ['broken'])),
-            Step('d', fake(steps.Fail('it broke'))),
+            Step('d', fake(check.Fail('it broke'))),
             Step('e', fake(None, results=[(True, 'x')])),
             # a step's bug fails that step, its traceback in its log
             Step('f', fake(KeyError('nokey'))),
             # status 0, but a subtest left open: KTAP: the step fails too
-            Step('g', check.cmd('sh', '-c', 'echo KTAP version 1; '
+            Step('g', steps.cmd('sh', '-c', 'echo KTAP version 1; '
                                 'echo "# Subtest: s"; echo ok 1 a')),
-            Step('sh', check.cmd(
+            Step('sh', steps.cmd(
                 'sh', '-c', 'echo TAP version 13; echo 1..2; echo ok 1 a; '
                 'echo oops >&2; echo not ok 2 b; exit 3')),
             Step('s', subtest_and_capture)])
@@ -332,8 +332,8 @@ class RunnerTest(unittest.TestCase):
     def test_needs_and_skips(self):
         rc, out = self.run_steps([
             Step('k', fake(1)), Step('g', fake(0), needs=('k',)),
-            Step('m', fake(1), skip=check.ksrc('not yours')),
-            Step('n', fake(1), skip=check.NODEBUG)],
+            Step('m', fake(1), skip=steps.ksrc('not yours')),
+            Step('n', fake(1), skip=steps.NODEBUG)],
             {'KSRC': '/x', 'CHECK_DEBUG': '0'})
         self.assertEqual(out[-1], 'check: 0 passed, 2 failed, 2 skipped')
         self.assertEqual(self.logs['g.log'],
@@ -348,7 +348,7 @@ class RunnerTest(unittest.TestCase):
     def test_stop_takes_the_children(self):
         """SIGINT (make check's SIGTERM) while a step runs: the step's
         child and what it started are stopped (Context.run's and
-        steps.child's), the step fails, the rest is not run, the last line
+        check.child's), the step fails, the rest is not run, the last line
         is printed and the status is 130"""
         tag = 'sleep 30.%d' % os.getpid()
 
@@ -367,7 +367,7 @@ class RunnerTest(unittest.TestCase):
         try:
             signal.setitimer(signal.ITIMER_REAL, 0.5)
             with self.assertRaises(KeyboardInterrupt):
-                steps.child(['sh', '-c', '%s & %s' % (tag, tag)])
+                check.child(['sh', '-c', '%s & %s' % (tag, tag)])
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
@@ -386,18 +386,18 @@ class RunnerTest(unittest.TestCase):
 
 class TableTest(unittest.TestCase):
     def test_table(self):
-        names = [s.name for s in check.STEPS]
+        names = [s.name for s in steps.STEPS]
         self.assertEqual(len(names), len(set(names)))
-        for i, s in enumerate(check.STEPS):
+        for i, s in enumerate(steps.STEPS):
             self.assertTrue(set(s.needs) <= set(names[:i]), s.name)
             self.assertTrue(s.what, s.name)
-        full = [s.full for s in check.STEPS]
+        full = [s.full for s in steps.STEPS]
         self.assertEqual(full, sorted(full), 'full-only steps come last')
         self.assertEqual(names[:3], ['deps', 'shellcheck', 'python-lint'])
         self.assertEqual(names[-5:], ['debug-gate', 'debug-gate-park2',
                                       'boot-rt', 'boot-numa-off',
                                       'kunit-mutants'])
-        by = check.BY_NAME
+        by = {s.name: s for s in steps.STEPS}
         for n in ('series-bisect', 'bench-patches', 'matrix-tiny',
                   'kernel-base', 'guest-base', 'race-widen', 'boot-rt',
                   'boot-numa-off', 'kunit-mutants'):
@@ -408,26 +408,27 @@ class TableTest(unittest.TestCase):
         for n in ('debug-gate', 'debug-gate-park2'):
             self.assertTrue(by[n].skip({'CHECK_DEBUG': '0'}))
             self.assertIsNone(by[n].skip({'CHECK_DEBUG': '1'}))
-        for case, why in check.RUN_REFUSALS:
+        for case, why in steps.RUN_REFUSALS:
             re.compile(why)
             self.assertRegex(why, '^[A-Z_]+=', case)
-        self.assertEqual(check.knobs({'BASE': '1', 'MODES': '1 1'}),
+        self.assertEqual(steps.knobs({'BASE': '1', 'MODES': '1 1'}),
                          'BASE=1 MODES=1 1')
-        bash, sh = check.shell_files()
+        bash, sh = steps.shell_files()
         self.assertIn('tools/lib.sh', bash)
         self.assertIn('tools/guest/guest-check.sh', sh)
         self.assertIn('tools/vm/init', sh)
 
     def test_select(self):
-        self.assertEqual(len(check.select([], False)), len(check.STEPS) - 4)
-        self.assertEqual(check.select([], True), list(check.STEPS))
-        self.assertEqual([s.name for s in check.select(['docs', 'deps'],
-                                                       False)],
-                         ['docs', 'deps'])
+        def select(names, full=False):
+            return [s.name for s in check.select(steps.STEPS, names, full)]
+        every = [s.name for s in steps.STEPS]
+        self.assertEqual(select([]), every[:-4])
+        self.assertEqual(select([], True), every)
+        self.assertEqual(select(['docs', 'deps']), ['docs', 'deps'])
         with self.assertRaisesRegex(ValueError, "unknown step 'nope'"):
-            check.select(['deps', 'nope'], False)
+            select(['deps', 'nope'])
         with self.assertRaisesRegex(ValueError, 'takes no steps'):
-            check.select(['deps'], True)
+            select(['deps'], True)
 
 
 class HostRefusalsTest(unittest.TestCase):
@@ -631,7 +632,7 @@ class BuildStepsTest(unittest.TestCase):
         ctx = mock.Mock(capture=capture, run=lambda argv, **kw: ran.append(argv))
         with tempfile.TemporaryDirectory() as cache, \
                 mock.patch.dict(os.environ, SLABPARK_CACHE=cache):
-            with self.assertRaisesRegex(steps.Fail, 'is not series '
+            with self.assertRaisesRegex(check.Fail, 'is not series '
                                         'ours0series: another clone'):
                 steps.do_series_bisect(ctx)
         self.assertFalse(any('rev-list' in a for a in ran))
