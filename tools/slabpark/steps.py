@@ -684,6 +684,8 @@ def do_kselftest_intree(ctx):
         # as a CI's cp -r of a checkout: the files git has or would add
         park = os.path.join(ksft, 'slub_park')
         for f in git_files('selftests/slub_park', others=True):
+            if not os.path.lexists(os.path.join(TOP, f)):
+                continue        # deleted, not yet committed
             dst = os.path.join(park, os.path.relpath(f, 'selftests/slub_park'))
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             shutil.copy2(os.path.join(TOP, f), dst, follow_symlinks=False)
