@@ -82,7 +82,7 @@ def main(argv=None) -> int:
         return vm.main(argv[1:])
     args = ap.parse_args(argv)
     if args.cmd == 'check':
-        return check.main(args.steps, args.full, args.list)
+        return check.main(steps.STEPS, args.steps, args.full, args.list)
     if args.cmd == 'soak':
         return steps.soak()
     if args.cmd == 'test':

@@ -1,42 +1,30 @@
 # SPDX-License-Identifier: GPL-2.0
 """KTAP for make check: nesting a step's output, and unittest as KTAP.
 
-``Nester`` turns what one step prints (its own TAP/KTAP, kselftest's
-runner output, KUnit's debugfs results, anything else) into the body of
-one KTAP subtest, line by line as it comes, so that the whole of make
-check is one KTAP document that ``tools/testing/kunit/kunit.py parse``
-reads down to the step's own cases.  The rules follow what
-kunit_parser.py does (it nests by the "# Subtest:" names and the version
-lines, not by indentation):
+Nester turns what one step prints (its own TAP/KTAP, kselftest's runner
+output, KUnit's debugfs results, anything else) into the body of one
+KTAP subtest, as it comes, which kunit.py parse reads down to the cases.
+As kunit_parser, it nests by the "# Subtest:" names and version lines:
 
-- Result lines ("ok N name", "not ok N name # directive") are children of
-  the innermost open subtest, renumbered 1, 2, ... there; one whose name
-  is that of an open subtest closes it (inner ones left open are closed
-  as "not ok ... # no result line").
-- "# Subtest: NAME" opens a subtest; a version line just before it is
-  its header.  A version line before a plan or a result is a document:
-  in a subtest that has nothing yet it is that subtest's own (its plan
-  becomes the subtest's plan); elsewhere it opens an unnamed part,
-  "part-K", closed when its plan is complete, by a result line indented
-  less than its version line (which then follows it), or at the end.
+- A result line is a child of the innermost open subtest, renumbered;
+  one named as an open subtest closes it (and, failed, what it holds).
+- A version line before "# Subtest:" is its header; before a plan or a
+  result it is a document: the fresh subtest's own, else an unnamed
+  "part-K", closed when its plan is complete, by a result indented less
+  than it, or at the end.
 - A plan before the first child of a nested subtest is kept; any other
-  plan (the step's own, which more output may follow, a late "1..N",
-  "1..0 # SKIP") is a diagnostic.
-- kselftest's runner prefixes a test's own output with "# ": after a
-  "# selftests: DIR: TEST" line, "# TAP version 13" opens the subtest
-  "selftests: DIR: TEST" whose lines carry one more "# ", closed by the
-  runner's result line.
-- Everything else is a "#" diagnostic.
+  is a diagnostic, as is everything else.
+- After the kselftest runner's "# selftests: DIR: TEST", "# TAP version
+  13" opens subtest "selftests: DIR: TEST" of lines with one more "# ".
 
-A subtest's header (version, "# Subtest:", plan) is written when its
-first child is, so a subtest without children is one result line.
-Output indentation is 4 spaces a level (as KUnit's); the caller writes
-the step's own result line.
+A subtest's header is written with its first child (no child: one
+result line), 4 spaces of indent a level; the caller writes the step's
+own result line.
 """
 
+import os
 import re
 import sys
-import traceback
 import unittest
 
 VERSION = re.compile(r'^K?TAP version (\d+)$')
@@ -57,27 +45,15 @@ def parse_result(s):
     m = RESULT.match(s)
     if not m:
         return None
-    rest = m.group(3)
-    name, sep, directive = rest.partition('#')
-    name = name.strip()
-    if name.startswith('- '):
-        name = name[2:].strip()
-    elif name == '-':
-        name = ''
+    name, sep, directive = m.group(3).partition('#')
+    name = re.sub(r'^-(\s|$)', '', name.strip()).strip()
     return (m.group(1) == 'ok', int(m.group(2)), name,
             directive.strip() if sep else None)
 
 
 def result_line(ok, num, name, directive=None):
-    s = '%s %d %s' % ('ok' if ok else 'not ok', num, name)
-    s = s.rstrip()
-    if directive:
-        s += ' # ' + directive
-    return s
-
-
-def is_skip(directive):
-    return bool(directive) and directive.upper().startswith('SKIP')
+    s = ('%s %d %s' % ('ok' if ok else 'not ok', num, name)).rstrip()
+    return s + ' # ' + directive if directive else s
 
 
 class Level:
@@ -85,26 +61,16 @@ class Level:
     what of it has been written."""
 
     def __init__(self, name, depth, parent, src_indent=None, anon=False):
-        self.name = name
-        self.depth = depth
-        self.parent = parent
-        self.src_indent = src_indent
-        self.anon = anon
-        self.level = parent.level + 1 if parent else 1
+        self.name, self.depth, self.parent = name, depth, parent
+        self.src_indent = src_indent    # of an unnamed part's version line
+        self.anon = anon                # an unnamed part
+        self.indent = parent.indent + INDENT if parent else INDENT
         self.header = False     # version/Subtest/plan written
-        self.plan = None        # the plan, held until the first child
-        self.plan_out = None    # the plan written
+        self.plan = None        # the plan, written with the first child
         self.merged = False     # a document of the step's own is this one
         self.n = 0              # children written
         self.failed = 0         # children written as not ok
         self.selftests = None   # the kselftest runner's last test name
-
-    def fresh(self):
-        return self.n == 0 and not self.merged and self.plan is None
-
-    @property
-    def indent(self):
-        return INDENT * self.level
 
 
 class Nester:
@@ -129,7 +95,6 @@ class Nester:
         self.emit(lv.indent + '# Subtest: ' + lv.name)
         if lv.plan:
             self.emit(lv.indent + '1..%d' % lv.plan)
-            lv.plan_out = lv.plan
 
     def _child(self, lv, ok, name, directive):
         self._header(lv)
@@ -149,29 +114,27 @@ class Nester:
         text = KTAP_END.sub(lambda m: m.group(0).replace(':', ' :', 1), text)
         self.emit(lv.indent + text)
 
-    def _close(self, lv, ok, directive, name=None):
-        """Close lv (the top of the stack) with a result in its parent."""
-        assert self.stack[-1] is lv and lv is not self.base
-        self.stack.pop()
-        self._child(lv.parent, ok, name or lv.name, directive)
+    def _close(self, ok, directive):
+        """Close the top of the stack with a result in its parent."""
+        lv = self.stack.pop()
+        self._child(lv.parent, ok, lv.name, directive)
 
-    def _close_derived(self, lv):
-        """Close an unnamed part: ok when no child failed and its plan
-        is complete."""
-        want = lv.plan_out or lv.plan or 0
+    def _close_part(self):
+        """Close the unnamed part on top: ok when no child failed and its
+        plan is complete."""
+        lv = self.stack[-1]
+        want = lv.plan or 0
         ok = lv.failed == 0 and lv.n >= want
         why = None
         if lv.failed:
             why = '%d of %d failed' % (lv.failed, lv.n)
         elif not ok:
             why = '%d of %d reported' % (lv.n, want)
-        self._close(lv, ok, why)
+        self._close(ok, why)
 
     def _open(self, name, depth, src_indent=None, anon=False):
-        top = self.stack[-1]
-        lv = Level(name, depth, top, src_indent, anon)
-        self.stack.append(lv)
-        return lv
+        self.stack.append(Level(name, depth, self.stack[-1], src_indent, anon))
+        return self.stack[-1]
 
     # ---- reading
 
@@ -190,9 +153,7 @@ class Nester:
         return q, ws, rest
 
     def feed(self, raw):
-        raw = raw.rstrip('\r\n').rstrip()
-        raw = raw.replace('\r', '')
-        q, ws, content = self._split(raw)
+        q, ws, content = self._split(raw.rstrip().replace('\r', ''))
         s = content.strip()
         top = self.stack[-1]
 
@@ -206,10 +167,10 @@ class Nester:
             self.pending_version = None
             i = min(k for k, lv in enumerate(self.stack) if lv.depth > q)
             while len(self.stack) - 1 > i:
-                self._close(self.stack[-1], False, 'no result line')
+                self._close(False, 'no result line')
             lv = self.stack[-1]
             ok, _, name, directive = r
-            self._close(lv, ok, directive)
+            self._close(ok, directive)
             if name != lv.name:
                 self._diag(self.stack[-1], '# reported as: ' + s)
             return
@@ -230,7 +191,7 @@ class Nester:
         if (pm or r) and self.pending_version:
             pv = self.pending_version
             self.pending_version = None
-            if top.fresh():
+            if top.n == 0 and not top.merged and top.plan is None:
                 top.merged = True
             else:
                 top = self._open('part-%d' % (top.n + 1), q, pv[1],
@@ -263,9 +224,8 @@ class Nester:
         top = self.stack[-1]
         top.selftests = None
         # an unnamed part ends at a result indented less than it
-        while top.anon and top.src_indent is not None and \
-                ws < top.src_indent:
-            self._close_derived(top)
+        while top.anon and ws < top.src_indent:
+            self._close_part()
             top = self.stack[-1]
         # a result named as an open subtest closes it
         for i in range(len(self.stack) - 1, 0, -1):
@@ -274,25 +234,23 @@ class Nester:
                 continue
             if lv.name == name:
                 while self.stack[-1] is not lv:
-                    self._close(self.stack[-1], False,
-                                'no result line before %s' % name)
-                self._close(lv, ok, directive)
+                    self._close(False, 'no result line before %s' % name)
+                self._close(ok, directive)
                 return
         if name == self.base.name:
             name += ' (result)'
         self._child(top, ok, name, directive)
-        if top.anon and top.plan_out and top.n >= top.plan_out:
-            self._close_derived(top)
+        if top.anon and top.plan and top.n >= top.plan:
+            self._close_part()
 
     def finish(self):
         """Close what is open (as not ok: the output ended); returns the
         base level (n children, failed)."""
         while len(self.stack) > 1:
-            lv = self.stack[-1]
-            if lv.anon:
-                self._close_derived(lv)
+            if self.stack[-1].anon:
+                self._close_part()
             else:
-                self._close(lv, False, 'no result line: the output ended')
+                self._close(False, 'no result line: the output ended')
         return self.base
 
 
@@ -301,43 +259,36 @@ class Nester:
 class KtapResult(unittest.TestResult):
     """unittest's results as KTAP result lines, one per test as it ends
     (a class or module fixture that fails is a failing line of its own),
-    the traceback of a failure as diagnostics."""
+    the traceback of each failure as diagnostics before it."""
 
     def __init__(self, out):
         super().__init__()
-        self.out = out
-        self.n = 0
-        self.bad = 0
-        self._status = None
+        self.out, self.n, self.bad, self.status = out, 0, 0, None
 
-    def _line(self, test, ok, directive=None, tb=None):
-        for line in (tb or '').rstrip().splitlines():
-            print('# ' + line, file=self.out)
+    def _line(self, test, ok, directive=None):
         self.n += 1
-        if not ok:
-            self.bad += 1
-        name = test.id()
-        if name.startswith('slabpark.tests.'):
-            name = name[len('slabpark.tests.'):]
-        print(result_line(ok, self.n, name, directive), file=self.out)
+        self.bad += not ok
+        print(result_line(ok, self.n, test.id().removeprefix(
+            'slabpark.tests.'), directive), file=self.out)
         self.out.flush()
 
     def startTest(self, test):
         super().startTest(test)
-        self._status = (True, None, None)
+        self.status = (True, None)
 
     def stopTest(self, test):
         super().stopTest(test)
-        if self._status is not None:
-            self._line(test, *self._status)
-        self._status = None
+        self._line(test, *self.status)
+        self.status = None
 
     def _set(self, test, ok, directive=None, err=None):
-        tb = self._exc_info_to_string(err, test) if err else None
-        if self._status is None:        # a fixture outside any test
-            self._line(test, ok, directive, tb)
-        elif ok is False or self._status[0]:
-            self._status = (ok, directive, tb)
+        if err:
+            for t in self._exc_info_to_string(err, test).rstrip().splitlines():
+                print('# ' + t, file=self.out)
+        if self.status is None:         # a fixture outside any test
+            self._line(test, ok, directive)
+        elif not ok or self.status[0]:
+            self.status = (ok, directive)
 
     def addError(self, test, err):
         super().addError(test, err)
@@ -377,10 +328,5 @@ def run_unittests(start_dir, top_dir, out=sys.stdout):
 
 def main_test(top):
     """python3 -m slabpark test: the package's unit tests, as KTAP."""
-    import os
-    try:
-        return run_unittests(os.path.join(top, 'tools', 'slabpark', 'tests'),
-                             os.path.join(top, 'tools'))
-    except Exception:
-        traceback.print_exc()
-        return 1
+    return run_unittests(os.path.join(top, 'tools', 'slabpark', 'tests'),
+                         os.path.join(top, 'tools'))

@@ -1,12 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The steps of make check that check the host side against its own
-documentation and refusals (host-refusals, docs), build (series-bisect,
-kselftest-intree) or boot the debug kernels (debug-gate, kunit-mutants),
-and make soak.  The guest's part of each is a script of tools/guest/;
-what a step checks is data beside it here.
+"""The steps of make check, each checking what is data beside it, and
+their table STEPS, which slabpark.check runs; and make soak.
 """
 
 import fcntl
+import glob
+import io
 import os
 import re
 import shutil
@@ -14,6 +13,23 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from . import config, guest_out, vm
+from .check import TOP, Fail, child, elapsed, setup_env
+
+
+def git_files(*patterns, others=False):
+    """The tracked files (OTHERS: and those git would add) of PATTERNS."""
+    more = ['--others', '--exclude-standard'] if others else []
+    return sorted(set(subprocess.run(
+        ['git', 'ls-files', '--cached', *more, '--', *patterns], cwd=TOP,
+        check=True, capture_output=True, text=True).stdout.split()))
+
+
+def build_kernel(ctx, *args):
+    """tools/kernel/build-kernel.sh ARGS: the build directory."""
+    return ctx.capture(['tools/kernel/build-kernel.sh', *args])
+
 
 # ---- host-refusals: make run HOST=1's prerequisite checks on fake trees
 
@@ -24,11 +40,9 @@ NODE = 'devices/system/node/'
 
 def fake_tree(leave=()):
     """{path: text, or None for a directory} of a sysfs tree with every
-    prerequisite of make run HOST=1 on a 2-node patched kernel, but the
-    parts LEAVE names: nodes (one node online), numa (no node directory:
-    CONFIG_NUMA=n), stats (no SLUB counters), park (no debugfs switch
-    kernel/debug/slab/<cache>/park), debugfs (nothing under kernel/debug:
-    not mounted), loaded (adds module/slub_stress)."""
+    prerequisite of make run HOST=1 on a 2-node patched kernel, but those
+    LEAVE names: nodes (one online), numa, stats, park (the debugfs
+    switch), debugfs (not mounted); loaded adds module/slub_stress."""
     t = {'kernel/debug': None, 'module': None}
     if 'numa' not in leave:
         t[NODE + 'node0/cpulist'] = '0-1'
@@ -47,13 +61,7 @@ def fake_tree(leave=()):
     return t
 
 
-SMT = {'devices/system/cpu/online': '0-3'}
-for _c in range(4):
-    SMT['devices/system/cpu/cpu%d/topology/physical_package_id' % _c] = \
-        str(_c // 2)
-    SMT['devices/system/cpu/cpu%d/topology/thread_siblings_list' % _c] = \
-        '%d-%d' % (_c // 2 * 2, _c // 2 * 2 + 1)
-
+CPU = 'devices/system/cpu/cpu%d/topology/'
 # name: (the parts fake_tree leaves out, files written on top)
 FAKE_TREES = {
     'full': ((), {}),
@@ -73,20 +81,21 @@ FAKE_TREES = {
     # node 1 with CPUs but without normal memory (a memoryless freer)
     'memless': ((), {NODE + 'has_normal_memory': '0'}),
     # each node one core of 2 SMT threads
-    'smt': ((), SMT),
+    'smt': ((), dict({'devices/system/cpu/online': '0-3'}, **{
+        CPU % c + f: v for c in range(4) for f, v in (
+            ('physical_package_id', str(c // 2)),
+            ('thread_siblings_list', '%d-%d' % (c // 2 * 2, c // 2 * 2 + 1)))})),
 }
 
 
-def make_tree(root, leave=(), files=None):
-    tree = dict(fake_tree(leave), **(files or {}))
-    for path, text in sorted(tree.items()):
+def write_tree(root, tree):
+    """TREE ({path: text, None for a directory}) under ROOT"""
+    for path, text in tree.items():
         p = os.path.join(root, path)
-        if text is None:
-            os.makedirs(p, exist_ok=True)
-            continue
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p, 'w') as f:
-            f.write(text + '\n' if text else '')
+        os.makedirs(p if text is None else os.path.dirname(p), exist_ok=True)
+        if text is not None:
+            with open(p, 'w') as f:
+                f.write(text + '\n' if text else '')
 
 
 def make_run(top, *args):
@@ -102,93 +111,86 @@ HOST_CHECK = {'HOST': '1', 'SLABPARK_SYSFS': 'full', 'KDIR': '{work}/kdir',
               'DURATION_MS': '', 'PLACEMENTS': '', 'LOCKSTAT': '',
               'MEASURE': '', 'SWEEP': ''}
 CHECK_ONLY = make_run('{top}', '--check-only')
-FAKE = None     # CHECK_ONLY with HOST_CHECK
 # (what, exit status, the one line's regex: on stderr for a refusal, on
-# stdout for a pass, settings, command).  With the command FAKE (CHECK_ONLY)
-# the settings go on top of HOST_CHECK, else on top of make check's
-# environment; SLABPARK_SYSFS names a FAKE_TREES tree; {top}: this tree;
+# stdout for a pass, settings[, command]).  Without a command: CHECK_ONLY,
+# the settings on top of HOST_CHECK; with one, on top of make check's
+# environment.  SLABPARK_SYSFS names a FAKE_TREES tree; {top}: this tree;
 # {work}: the step's scratch directory (kdir, bogus.ko, vmtop: a copy of
 # tools/slabpark alone, which cannot build or boot); None unsets.  make
 # run's refusals of a knob exit 2 (slabpark.config), run-host.sh's 1.
 HOST_REFUSALS = (
     ('complete tree passes', 0, '^slabpark: prerequisites ok: 2 nodes, SLUB '
-     'counters, park switch, kernel ', {}, FAKE),
+     'counters, park switch, kernel ', {}),
     ('no park switch, HOST_BASE_ONLY=1: passes, base only', 0,
      r'prerequisites ok: .*no park switch \(base only\)',
-     {'SLABPARK_SYSFS': 'nopark', 'HOST_BASE_ONLY': '1'}, FAKE),
+     {'SLABPARK_SYSFS': 'nopark', 'HOST_BASE_ONLY': '1'}),
     ('one online node: refused', 1, ERR + r'this machine has 1 online NUMA '
-     r'node\(s\) .*needs 2', {'SLABPARK_SYSFS': 'onenode'}, FAKE),
+     r'node\(s\) .*needs 2', {'SLABPARK_SYSFS': 'onenode'}),
     ('no NUMA (no node/online): refused', 1,
      ERR + r'this machine has 0 online NUMA node\(s\)',
-     {'SLABPARK_SYSFS': 'numa-off'}, FAKE),
+     {'SLABPARK_SYSFS': 'numa-off'}),
     ('no SLUB_STATS: refused', 1,
      ERR + 'kernel .* has no SLUB counters .*CONFIG_SLUB_STATS=y',
-     {'SLABPARK_SYSFS': 'nostats'}, FAKE),
+     {'SLABPARK_SYSFS': 'nostats'}),
     ('no park switch: refused, unpatched, base-only offered', 1,
      ERR + 'kernel .* has no park switch .*unpatched.*rerun with '
-     'HOST_BASE_ONLY=1 for base-only numbers',
-     {'SLABPARK_SYSFS': 'nopark'}, FAKE),
+     'HOST_BASE_ONLY=1 for base-only numbers', {'SLABPARK_SYSFS': 'nopark'}),
     ('no stats and no park switch: the stats are named first', 1,
-     ERR + '.*has no SLUB counters', {'SLABPARK_SYSFS': 'nostats-nopark'},
-     FAKE),
+     ERR + '.*has no SLUB counters', {'SLABPARK_SYSFS': 'nostats-nopark'}),
     ('debugfs not mounted: refused as such, not as unpatched (the switch is '
      'in debugfs)', 1, ERR + 'debugfs is not mounted',
-     {'SLABPARK_SYSFS': 'nodebugfs'}, FAKE),
+     {'SLABPARK_SYSFS': 'nodebugfs'}),
     ("debugfs not mounted, HOST_BASE_ONLY=1: refused (the module's controls "
      "are there)", 1, ERR + 'debugfs is not mounted',
-     {'SLABPARK_SYSFS': 'nodebugfs', 'HOST_BASE_ONLY': '1'}, FAKE),
+     {'SLABPARK_SYSFS': 'nodebugfs', 'HOST_BASE_ONLY': '1'}),
     ('the v5 sysfs park only (no debugfs switch): refused as unpatched', 1,
      ERR + r'kernel .* has no park switch \(no .*/kernel/debug/slab/\*/park\)',
-     {'SLABPARK_SYSFS': 'oldpark'}, FAKE),
+     {'SLABPARK_SYSFS': 'oldpark'}),
     ('no kernel build tree (KDIR): refused', 1,
      ERR + 'no build tree for the running kernel .* at /nonexistent/kdir: '
-     'install linux-headers-', {'KDIR': '/nonexistent/kdir'}, FAKE),
+     'install linux-headers-', {'KDIR': '/nonexistent/kdir'}),
     ('HOST_MODULE missing: refused', 1,
      ERR + 'HOST_MODULE=/nonexistent/slub_stress.ko: no such file',
-     {'HOST_MODULE': '/nonexistent/slub_stress.ko'}, FAKE),
+     {'HOST_MODULE': '/nonexistent/slub_stress.ko'}),
     ('HOST_MODULE not built for this kernel: refused', 1,
      ERR + 'HOST_MODULE=.* was built for kernel .*, this is ',
-     {'HOST_MODULE': '{work}/bogus.ko'}, FAKE),
+     {'HOST_MODULE': '{work}/bogus.ko'}),
     ('slub_stress already loaded: refused', 1,
      ERR + 'slub_stress is already loaded: unload it',
-     {'SLABPARK_SYSFS': 'loaded'}, FAKE),
+     {'SLABPARK_SYSFS': 'loaded'}),
     ('SLABPARK_SYSFS without --check-only: refused', 1,
      ERR + 'SLABPARK_SYSFS=.* only with --check-only',
      {'HOST': '1', 'SLABPARK_SYSFS': 'full'}, make_run('{top}')),
     ('a bad knob: refused', 2, ERR + 'RUNS=0: must be a positive integer',
-     {'RUNS': '0'}, FAKE),
-    ('HOST=2: refused', 2, ERR + 'HOST=2: must be 0 or 1', {'HOST': '2'},
-     FAKE),
+     {'RUNS': '0'}),
+    ('HOST=2: refused', 2, ERR + 'HOST=2: must be 0 or 1', {'HOST': '2'}),
     ('HOST_BASE_ONLY=yes: refused', 1, ERR + 'HOST_BASE_ONLY=yes: must be 0 '
-     'or 1', {'HOST_BASE_ONLY': 'yes'}, FAKE),
+     'or 1', {'HOST_BASE_ONLY': 'yes'}),
     ('CPU-less node 1: the default pair is nodes 0 and 2, not 0 and 1', 0,
      'prerequisites ok: .*, nodes 0 -> 2, 2 threads$',
-     {'SLABPARK_SYSFS': 'cpuless', 'PLACEMENTS': 'cross'}, FAKE),
+     {'SLABPARK_SYSFS': 'cpuless', 'PLACEMENTS': 'cross'}),
     ('FREE_NODE=1 (CPU-less): refused, the reason named', 1,
      ERR + r'FREE_NODE=1: node 1 has no online CPUs \(a memory-only node\)',
-     {'SLABPARK_SYSFS': 'cpuless', 'PLACEMENTS': 'cross', 'FREE_NODE': '1'},
-     FAKE),
+     {'SLABPARK_SYSFS': 'cpuless', 'PLACEMENTS': 'cross', 'FREE_NODE': '1'}),
     ('FREE_NODE=7 (not online): refused', 1,
      ERR + r'FREE_NODE=7: node 7 is not online \(online nodes: 0,1,2\)',
-     {'SLABPARK_SYSFS': 'cpuless', 'PLACEMENTS': 'cross', 'FREE_NODE': '7'},
-     FAKE),
+     {'SLABPARK_SYSFS': 'cpuless', 'PLACEMENTS': 'cross', 'FREE_NODE': '7'}),
     ('memoryless node 1: the default pair refused (one node with CPUs and '
      'memory)', 1, ERR + 'only node 0 has online CPUs and normal memory '
      '.*cross and balanced need two such nodes',
-     {'SLABPARK_SYSFS': 'memless', 'PLACEMENTS': 'cross'}, FAKE),
+     {'SLABPARK_SYSFS': 'memless', 'PLACEMENTS': 'cross'}),
     ('FREE_NODE=1 without normal memory: passes with the warning', 0,
      r'prerequisites ok: .*, nodes 0 -> 1, 2 threads \(warning: free node 1 '
      'has no normal memory: ',
-     {'SLABPARK_SYSFS': 'memless', 'PLACEMENTS': 'cross', 'FREE_NODE': '1'},
-     FAKE),
+     {'SLABPARK_SYSFS': 'memless', 'PLACEMENTS': 'cross', 'FREE_NODE': '1'}),
     ('ALLOC_NODE=1 without normal memory: refused', 1,
      ERR + 'ALLOC_NODE=1: node 1 has no normal memory',
      {'SLABPARK_SYSFS': 'memless', 'PLACEMENTS': 'cross', 'ALLOC_NODE': '1',
-      'FREE_NODE': '0'}, FAKE),
+      'FREE_NODE': '0'}),
     ("SMT siblings: local's freers on the allocators' siblings, warned", 0,
      r'prerequisites ok: .*, nodes 0 -> 1, 2 threads \(warning: SMT: in '
      "local, 1 of 1 freers run on an allocator.s sibling thread",
-     {'SLABPARK_SYSFS': 'smt'}, FAKE),
+     {'SLABPARK_SYSFS': 'smt'}),
     ('make run (VM) ALLOC_NODE=x: refused before the boot', 2,
      ERR + 'ALLOC_NODE=x: not a node number',
      {'HOST': '', 'NODES': '2', 'ALLOC_NODE': 'x'}, make_run('{work}/vmtop')),
@@ -253,80 +255,75 @@ def module_loaded():
 
 
 def host_case(ctx, work, case):
-    """Run one case of HOST_REFUSALS; its result line."""
-    what, want, regex, settings, argv = case
-    env = dict(os.environ)
-    if argv is FAKE:
+    """Run one case of HOST_REFUSALS, its result line."""
+    what, want, regex, settings, *argv = case
+    if not argv:
         settings = dict(HOST_CHECK, **settings)
-        argv = CHECK_ONLY
+    env = dict(os.environ)
     for k, v in settings.items():
         if v is None:
             env.pop(k, None)
-        elif k == 'SLABPARK_SYSFS' and v in FAKE_TREES:
-            env[k] = os.path.join(work, v)
         else:
-            env[k] = v.format(work=work)
-    p = check.Context.child([a.format(work=work, top=check.TOP)
-                             for a in argv], env=env, cwd=check.TOP,
-                            capture=True)
+            env[k] = os.path.join(work, v) if k == 'SLABPARK_SYSFS' and \
+                v in FAKE_TREES else v.format(work=work)
+    p = child([a.format(work=work, top=TOP) for a in (argv or [CHECK_ONLY])[0]],
+              env=env, cwd=TOP, capture=True)
     bad = judge(want, regex, p.returncode, p.stdout, p.stderr)
     if not bad and module_loaded():
         bad = ['%s is loaded afterwards' % MODULE]
     for t in bad:
         for s in t.splitlines() or ['']:
             ctx.say('# ' + s)
-    return ctx.result(not bad, what)
+    ctx.result(not bad, what)
 
 
 def do_host_refusals(ctx):
     """make run HOST=1's prerequisite checks (tools/run-host.sh, through
-    python3 -m slabpark run as make runs it) on fake sysfs trees (SLABPARK_SYSFS,
-    with --check-only), one prerequisite taken away at a time, without
-    loading anything: HOST_REFUSALS, NOBODY_REFUSALS as root, and this
-    host's own kernel as it is (refused in one line, or passed)."""
+    python3 -m slabpark run as make runs it) on fake sysfs trees
+    (SLABPARK_SYSFS, with --check-only), without loading anything:
+    HOST_REFUSALS, NOBODY_REFUSALS as root, and this host's own kernel as
+    it is (refused in one line, or passed)."""
     if module_loaded():
-        raise check.Fail('%s is loaded on this host: cannot tell whether a '
-                         'test loaded it' % MODULE)
+        raise Fail('%s is loaded on this host: cannot tell whether a '
+                   'test loaded it' % MODULE)
     with tempfile.TemporaryDirectory() as work:
         os.chmod(work, 0o755)
         for name, (leave, files) in FAKE_TREES.items():
-            make_tree(os.path.join(work, name), leave, files)
-        os.makedirs(os.path.join(work, 'kdir'))
-        with open(os.path.join(work, 'kdir', 'Makefile'), 'w') as f:
-            f.write('# a fake kernel build tree\n')
-        with open(os.path.join(work, 'bogus.ko'), 'w') as f:
-            f.write('not a module\n')
+            write_tree(os.path.join(work, name), dict(fake_tree(leave), **files))
+        write_tree(work, {'kdir/Makefile': '# a fake kernel build tree',
+                          'bogus.ko': 'not a module'})
         for top, files in (('vmtop', ()),
                            ('top', ('Makefile', 'tools/run-host.sh',
                                     'tools/lib.sh'))):
-            shutil.copytree(os.path.join(check.TOP, 'tools', 'slabpark'),
-                            os.path.join(work, top, 'tools', 'slabpark'),
-                            ignore=shutil.ignore_patterns('tests',
-                                                          '__pycache__'))
+            copy_package(os.path.join(work, top))
             for f in files:
-                shutil.copy2(os.path.join(check.TOP, f),
-                             os.path.join(work, top, f))
+                shutil.copy2(os.path.join(TOP, f), os.path.join(work, top, f))
         cases = list(HOST_REFUSALS)
         nobody = os.getuid() == 0 and shutil.which('setpriv')
         if nobody:
             cases += NOBODY_REFUSALS
-        ok = all([host_case(ctx, work, c) for c in cases])
+        for c in cases:
+            host_case(ctx, work, c)
         if not nobody:
             ctx.result(True, 'not root', 'SKIP needs root and setpriv to run '
                        'as nobody')
-        p = check.Context.child([a.format(top=check.TOP) for a in CHECK_ONLY],
-                                env=dict(os.environ, HOST='1'),
-                                cwd=check.TOP, capture=True)
-        host = ('this host (%s): meets the prerequisites' % os.uname().release,
-                0, '^slabpark: prerequisites ok', {'HOST': '1'}, CHECK_ONLY)
-        if p.returncode:
-            host = ('this host (%s): refused (%s...)' % (
-                os.uname().release, p.stderr[:60].strip()), 1, ERR,
-                {'HOST': '1'}, CHECK_ONLY)
-        ok &= host_case(ctx, work, host)
-    if not ok:
-        raise check.Fail('host-refusals: a refusal is not as it should be')
+        p = child([a.format(top=TOP) for a in CHECK_ONLY], capture=True,
+                  env=dict(os.environ, HOST='1'), cwd=TOP)
+        this = 'this host (%s): ' % os.uname().release
+        host_case(ctx, work, (
+            this + 'refused (%s...)' % p.stderr[:60].strip(), 1, ERR,
+            {'HOST': '1'}, CHECK_ONLY) if p.returncode else (
+            this + 'meets the prerequisites', 0, '^slabpark: prerequisites ok',
+            {'HOST': '1'}, CHECK_ONLY))
     ctx.say('host-refusals: %d cases' % (len(cases) + 1))
+
+
+def copy_package(top):
+    """A copy of tools/slabpark alone under TOP, which cannot build or
+    boot."""
+    shutil.copytree(os.path.join(TOP, 'tools', 'slabpark'),
+                    os.path.join(top, 'tools', 'slabpark'),
+                    ignore=shutil.ignore_patterns('tests', '__pycache__'))
 
 
 # ---- docs: the facts of the code that the documentation must name
@@ -336,6 +333,7 @@ MODULE_SRC = 'mm/slub_stress.c'
 STRESS_DOC = 'Documentation/dev-tools/slub-stress.rst'
 PARK_DOC = 'Documentation/mm/slab-parking.rst'
 ABI_FILE = 'Documentation/ABI/testing/sysfs-kernel-slab'
+PARK_SWITCH = 'tools/kernel/bench-patches/park-switch.patch'
 README_LINES = 200
 ID = r'[A-Za-z_][A-Za-z0-9_]*'
 PARAM = re.compile(r'\b__param\(\s*%s\s*,\s*(%s)|\b(?:SS_PARAM|module_param'
@@ -350,9 +348,8 @@ DEBUGFS_FILE = re.compile(r'^\+.*debugfs_create_file[a-z_]*\(\s*"([a-z0-9_]+)"',
 
 
 def module_params(src):
-    """The module parameters of a C source: __param(type, name, ...),
-    SS_PARAM(name, ...), module_param*(name, ...) outside macro bodies
-    (#define and continuation lines), a call spanning lines."""
+    """The module parameters of a C source outside macro bodies (#define
+    and continuation lines), a call spanning lines."""
     code = ' '.join(t for t in src.splitlines()
                     if not re.match(r'\s*#\s*define', t) and
                     not t.endswith('\\'))
@@ -386,8 +383,7 @@ def patch_added(patch, path):
 
 
 def make_exports(makefile):
-    """The variables of the Makefile's export line (and its continuation
-    lines)."""
+    """The variables of the Makefile's export line (continued)."""
     m = re.search(r'^export ((?:.*\\\n)*.*)$', makefile, re.M)
     words = m.group(1).replace('\\', ' ').split() if m else []
     return sorted({w for w in words if re.fullmatch('[A-Z_][A-Z0-9_]*', w)})
@@ -403,7 +399,6 @@ def rst_problems(top, paths):
     except ImportError:
         return ['%s has no docutils (Debian: python3-docutils, '
                 'python3 -m slabpark deps)' % sys.executable]
-    import io
 
     class NoOp(Directive):
         optional_arguments = 100
@@ -477,12 +472,12 @@ def doc_checks(top):
     yield 'sysfs-attributes', bad, 'the series adds %s' % ' '.join(attrs)
 
     # the series' and the park switch's (in every bench kernel)
-    files = sorted(set(DEBUGFS_FILE.findall(series + read(check.PARK_SWITCH))))
+    files = sorted(set(DEBUGFS_FILE.findall(series + read(PARK_SWITCH))))
     bad = ['debugfs file %s: its path /sys/kernel/debug/slab/<cache>/%s is '
            'not in %s' % (a, a, PARK_DOC) for a in files
            if '/sys/kernel/debug/slab/<cache>/' + a not in park]
     yield 'debugfs-files', bad, 'the series and %s add %s' % (
-        check.PARK_SWITCH, ' '.join(files))
+        PARK_SWITCH, ' '.join(files))
 
     n = len(read('README').splitlines())
     yield ('readme', [] if n <= README_LINES else
@@ -499,19 +494,12 @@ def doc_checks(top):
     yield 'make-variables', bad, '%d, each in the knob table' % len(mvars)
 
 
-def do_docs(ctx, top=None):
-    """The facts of the code that the documentation must name: every .rst
-    valid, every module parameter, sysfs attribute and debugfs file of
-    the series documented, every exported Make variable in the knob
-    table (slabpark.config); README a map
-    of <= 200 lines."""
-    ok = True
-    for name, bad, what in doc_checks(top or check.TOP):
+def do_docs(ctx):
+    """doc_checks of this tree, a result each."""
+    for name, bad, what in doc_checks(TOP):
         for t in bad:
             ctx.say('# ' + t)
-        ok &= ctx.result(not bad, name, None if bad else what)
-    if not ok:
-        raise check.Fail('docs: the documentation does not match the code')
+        ctx.result(not bad, name, None if bad else what)
 
 
 # ---- series-bisect: every patch builds mm/ with W=1, no new warnings
@@ -527,8 +515,7 @@ def warnings_of(log):
 
 
 def lib_sh(ctx, *calls):
-    """The output lines of tools/lib.sh's functions (the hashes and the
-    build settings the shell scripts share)."""
+    """The output lines of tools/lib.sh's functions."""
     return ctx.capture(['bash', '-c', '. tools/lib.sh && ' +
                         ' && '.join(calls)]).splitlines()
 
@@ -537,7 +524,7 @@ def do_series_bisect(ctx):
     """The series on the pristine tree, patch by patch: mm/ with W=1 at
     the base and after each patch, which may add no warning; cached per
     series content."""
-    src = check.kernel_src(ctx)
+    src = ctx.capture(['tools/kernel/kernel-src.sh'])
     ctx.run(['tools/kernel/series.sh', 'apply', '--tree', src], check=True)
     ver = ctx.capture(['make', '-s', '-C', src, 'kernelversion'])
     series, cfghash, jobs, *ccache = lib_sh(
@@ -564,8 +551,8 @@ def do_series_bisect(ctx):
     tip = ctx.capture(git + ['rev-parse', 'slabpark'])
     if ctx.capture(git + ['config', '--get', 'branch.slabpark.'
                           'slabparkSeries'], check=False) != series:
-        raise check.Fail('the tree\'s series branch is not series %s: '
-                         'another clone applied its own; run again' % series)
+        raise Fail('the tree\'s series branch is not series %s: '
+                   'another clone applied its own; run again' % series)
     if not os.path.exists(os.path.join(wt, '.git')):
         shutil.rmtree(wt, ignore_errors=True)
         ctx.run(git + ['worktree', 'prune'], check=True)
@@ -575,7 +562,7 @@ def do_series_bisect(ctx):
     env = dict(os.environ, **dict(v.split('=', 1) for v in ccache))
     if ccache:
         make.append('CC=ccache gcc')
-    shutil.copy(os.path.join(check.TOP, 'tools/kernel/configs/base.config'),
+    shutil.copy(os.path.join(TOP, 'tools/kernel/configs/base.config'),
                 os.path.join(bdir, 'slabpark.fragment'))
     base = ctx.capture(git + ['rev-parse', 'base'])
     commits = ctx.capture(git + ['rev-list', '--reverse',
@@ -590,13 +577,12 @@ def do_series_bisect(ctx):
                                 '/slabpark.fragment', 'allnoconfig'],
                    os.path.join(bdir, 'config.log'), env)
         log = os.path.join(bdir, 'build-%d.log' % i)
-        ctx.say('# [%s] bisect build %d/%d: %s' % (check.elapsed(), i,
+        ctx.say('# [%s] bisect build %d/%d: %s' % (elapsed(), i,
                                                    len(commits), subj))
         # -k: an error is in the warning list too
         with open(log, 'w') as f:
-            rc = check.Context.child(make + ['-k', 'mm/'], stdout=f,
-                                     stderr=subprocess.STDOUT,
-                                     env=env).returncode
+            rc = child(make + ['-k', 'mm/'], stdout=f,
+                       stderr=subprocess.STDOUT, env=env).returncode
         with open(log, errors='replace') as f:
             text = f.read()
         cur = warnings_of(text)
@@ -604,8 +590,7 @@ def do_series_bisect(ctx):
             for t in [t for t in text.splitlines() if 'error' in t][:20]:
                 ctx.say(t)
             ctx.result(False, subj)
-            raise check.Fail("mm/ does not build at '%s' (log: %s)"
-                             % (subj, log))
+            raise Fail("mm/ does not build at '%s' (log: %s)" % (subj, log))
         if prev is None:
             ctx.say('base: %d W=1 warning(s) in mm/ before the series'
                     % len(cur))
@@ -613,8 +598,7 @@ def do_series_bisect(ctx):
             for t in sorted(cur - prev):
                 ctx.say(t)
             if not ctx.result(cur <= prev, subj):
-                raise check.Fail("'%s' adds W=1 warnings (log: %s)"
-                                 % (subj, log))
+                raise Fail("'%s' adds W=1 warnings (log: %s)" % (subj, log))
         prev = cur
     with open(stamp, 'w') as f:
         f.write(series + '\n')
@@ -624,13 +608,13 @@ def logged(ctx, argv, log, env=None, cwd=None):
     """Run argv with its output into LOG; Fail naming the log, with its
     last lines, when it fails."""
     with open(log, 'a') as f:
-        rc = check.Context.child(argv, stdout=f, stderr=subprocess.STDOUT,
-                                 env=env, cwd=cwd).returncode
+        rc = child(argv, stdout=f, stderr=subprocess.STDOUT, env=env,
+                   cwd=cwd).returncode
     if rc:
         with open(log, errors='replace') as f:
             for t in f.read().splitlines()[-20:]:
                 ctx.say('    ' + t)
-        raise check.Fail('%s failed (log: %s)' % (' '.join(argv), log))
+        raise Fail('%s failed (log: %s)' % (' '.join(argv), log))
 
 
 # ---- kselftest-intree: the collection as a CI builds it
@@ -652,26 +636,21 @@ INTREE_PROGS = ('slub_park_sysfs', 'slub_park_params')
 
 def vermagic(ko):
     """The release in a module's vermagic= (its first word)."""
-    for s in ko.split(b'\0'):
-        if s.startswith(b'vermagic='):
-            return s[9:].decode('utf-8', 'replace').split(' ')[0]
-    return None
+    m = re.search(rb'\0vermagic=([^ \0]*)', ko)
+    return m.group(1).decode('utf-8', 'replace') if m else None
 
 
 def do_kselftest_intree(ctx):
     """The kselftest as a CI (KernelCI, LKFT) builds it against the
-    patched kernel's O= build: selftests/slub_park copied (cp -r) into a
-    scratch copy of the kernel tree's tools/testing/selftests (git archive;
-    the tree and the build are not written to but O's kselftest/), built
-    with make -C tools/testing/selftests TARGETS=slub_park O=BUILD
-    USERLDFLAGS=-static (the guest's busybox), a KDIR other than O refused
-    in one line, installed with kselftest_install.sh (its make arguments
-    in MAKEFLAGS).  Step guest-patched runs the install."""
-    bdir = os.path.realpath(check.build_kernel(ctx, '--variant', 'patched'))
+    patched kernel's O= build, in a scratch copy of the kernel tree's
+    tools/testing/selftests (only O's kselftest/ written to): built
+    static (the guest's busybox), a KDIR other than O refused, installed
+    with kselftest_install.sh.  Step guest-patched runs the install."""
+    bdir = os.path.realpath(build_kernel(ctx, '--variant', 'patched'))
     src = vm.source_tree(bdir) or ''
     if not os.path.isdir(os.path.join(src, 'tools/testing/selftests')):
-        raise check.Fail("%s: cannot find its source tree (no 'include "
-                         "<tree>/Makefile' in its Makefile)" % bdir)
+        raise Fail("%s: cannot find its source tree (no 'include "
+                   "<tree>/Makefile' in its Makefile)" % bdir)
     with open(os.path.join(bdir, 'include/config/kernel.release')) as f:
         release = f.read().strip()
     # a CI names the kernel build with O= alone: make's KDIR (the
@@ -691,8 +670,8 @@ def do_kselftest_intree(ctx):
         log = os.path.join(out, 'log')
         ksft = os.path.join(tree, 'tools/testing/selftests')
         parts = ('tools/testing/selftests', 'scripts/subarch.include')
-        if check.Context.child(['git', '-C', src, 'rev-parse', '--verify',
-                                '-q', 'HEAD'], capture=True).returncode:
+        if child(['git', '-C', src, 'rev-parse', '--verify', '-q', 'HEAD'],
+                 capture=True).returncode:
             # KSRC that is not a git tree: its files as they are
             shutil.copytree(os.path.join(src, parts[0]),
                             os.path.join(tree, parts[0]), symlinks=True)
@@ -702,18 +681,14 @@ def do_kselftest_intree(ctx):
         else:
             ctx.run(['sh', '-c', 'git -C "$1" archive HEAD -- "$3" "$4" | '
                      'tar -x -C "$2"', '-', src, tree, *parts], check=True)
-        # cp -r, links as links; a fresh checkout's files, no build outputs
+        # as a CI's cp -r of a checkout: the files git has or would add
         park = os.path.join(ksft, 'slub_park')
-        shutil.copytree(os.path.join(check.TOP, 'selftests/slub_park'), park,
-                        symlinks=True)
-        for d, _, fs in os.walk(park):
-            for f in fs:
-                p = os.path.join(d, f)
-                if f in INTREE_PROGS and d == park or \
-                        d == os.path.join(park, 'slub_stress') and \
-                        f not in ('Makefile', '.gitignore') and \
-                        not f.endswith('.c'):
-                    os.unlink(p)
+        for f in git_files('selftests/slub_park', others=True):
+            if not os.path.lexists(os.path.join(TOP, f)):
+                continue        # deleted, not yet committed
+            dst = os.path.join(park, os.path.relpath(f, 'selftests/slub_park'))
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(os.path.join(TOP, f), dst, follow_symlinks=False)
         c = os.path.join(park, 'slub_stress/slub_stress.c')
         intree_result(ctx, ['cp -r did not carry the module source (selftests/'
                             'slub_park/slub_stress/slub_stress.c must be the '
@@ -743,10 +718,9 @@ def do_kselftest_intree(ctx):
         intree_result(ctx, bad, 'build', 'slub_stress.ko (vermagic %s), '
                       '%s (static)' % (release, ', '.join(INTREE_PROGS)))
 
-        p = check.Context.child(['make', '-s', '-C', ksft,
-                                 'TARGETS=slub_park', 'O=' + bdir,
-                                 'KDIR=%s/not-a-kernel' % out],
-                                env=env, capture=True)
+        p = child(['make', '-s', '-C', ksft, 'TARGETS=slub_park',
+                   'O=' + bdir, 'KDIR=%s/not-a-kernel' % out],
+                  env=env, capture=True)
         refusal = [t for t in (p.stdout + p.stderr).splitlines()
                    if re.search('slub_park: KDIR=.* differs from O=', t)]
         intree_result(ctx, [] if p.returncode and len(refusal) == 1 else
@@ -781,7 +755,7 @@ def intree_result(ctx, bad, name, what):
         ctx.say(t)
     ctx.result(not bad, name)
     if bad:
-        raise check.Fail('kselftest-intree: %s failed' % name)
+        raise Fail('kselftest-intree: %s failed' % name)
 
 
 # ---- the debug kernels: debug-gate, kunit-mutants
@@ -789,15 +763,15 @@ def intree_result(ctx, bad, name, what):
 def stage_debug(ctx, bdir):
     """The guest's stage of a debug kernel (slub_kunit under kunit/)."""
     if not os.path.isfile(os.path.join(bdir, 'arch/x86/boot/bzImage')):
-        raise check.Fail('%s has no bzImage' % bdir)
+        raise Fail('%s has no bzImage' % bdir)
     with open(os.path.join(bdir, '.config')) as f:
         if not re.search('^CONFIG_DEBUG_KMEMLEAK=y', f.read(), re.M):
-            raise check.Fail('%s is not a debug kernel (no '
-                             'CONFIG_DEBUG_KMEMLEAK)' % bdir)
+            raise Fail('%s is not a debug kernel (no CONFIG_DEBUG_KMEMLEAK)'
+                       % bdir)
     stage = vm.stage(bdir, ctx.line)
     if not os.path.isfile(os.path.join(stage, 'kunit/slub_kunit.ko')):
-        raise check.Fail('no slub_kunit.ko in %s: the debug kernel needs '
-                         'CONFIG_SLUB_KUNIT_TEST=m' % bdir)
+        raise Fail('no slub_kunit.ko in %s: the debug kernel needs '
+                   'CONFIG_SLUB_KUNIT_TEST=m' % bdir)
     return stage
 
 
@@ -809,15 +783,12 @@ def guest_timeout(default):
 
 def last_line(path, prefix):
     """What follows PREFIX on the last line of PATH that starts with it."""
-    found = None
     try:
         with open(path, errors='replace') as f:
-            for t in f:
-                if t.startswith(prefix):
-                    found = t[len(prefix):].strip()
+            found = [t[len(prefix):].strip() for t in f if t.startswith(prefix)]
     except OSError:
-        pass
-    return found
+        return None
+    return found[-1] if found else None
 
 
 # the groups of tools/guest/guest-debug-gate.sh the park2 boot leaves to
@@ -826,25 +797,21 @@ PARK2_SKIPS = ('kselftest', 'fuzz-params', 'rmmod')
 
 
 def debug_gate(boot):
-    """The robustness gate: the patched kernel with
-    tools/kernel/configs/debug.config (lockdep, KASAN, DEBUG_VM/LIST/
-    OBJECTS, kmemleak, slub_kunit) booted with every cache at its default
-    parking mode (BOOT default) or switched to park=2 by the guest right
-    after boot (park2), running tools/guest/guest-debug-gate.sh, which
-    fails on any splat.  GUEST_TIMEOUT (default 3000 s), GUEST_APPEND;
-    KSRC: your tree, e.g. with a bug, to see it fail."""
+    """The robustness gate: tools/guest/guest-debug-gate.sh, which fails
+    on any splat, on the patched kernel with configs/debug.config, every
+    cache at its default parking mode (BOOT default) or at park=2 (park2).
+    GUEST_TIMEOUT (default 3000 s), GUEST_APPEND."""
     def run(ctx):
-        bdir = check.build_kernel(ctx, '--variant', 'patched', '--config',
-                                  'debug')
+        bdir = build_kernel(ctx, '--variant', 'patched', '--config', 'debug')
         stage = stage_debug(ctx, bdir)
-        out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check',
-                           'debug-gate-' + boot)
         name = 'debug-gate-' + boot
+        out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check', name)
         t0 = time.time()
         with ctx.subtest(name) as st:
             rc = vm.run(bdir, 'tools/guest/guest-debug-gate.sh',
                         [boot, *(PARK2_SKIPS if boot == 'park2' else ())],
-                        out, [stage + ':.'], append=check.guest_append(),
+                        out, [stage + ':.'],
+                        append=os.environ.get('GUEST_APPEND', ''),
                         timeout=guest_timeout(3000), emit=ctx.line)
             line = last_line(os.path.join(out, 'console.txt'),
                              'SLABPARK-DEBUG-GATE ')
@@ -865,7 +832,7 @@ def do_kunit_mutants(ctx):
     """slub_kunit's parking cases on the debug kernel with parking broken
     on purpose, booted once per BREAK_MODES mode: each mode makes exactly
     the cases fail that test what it breaks."""
-    bdir = check.build_kernel(ctx, '--variant', 'break', '--config', 'debug')
+    bdir = build_kernel(ctx, '--variant', 'break', '--config', 'debug')
     stage = stage_debug(ctx, bdir)
     lib = 'kselftest/slub_park/slub_park_lib.sh'
     for m in BREAK_MODES:
@@ -885,6 +852,397 @@ def do_kunit_mutants(ctx):
                     rc, out)
 
 
+# ---- the other steps, and the step kinds of the table
+
+def cmd(*argv):
+    """A step that is a command (run from the top of the tree)."""
+    return lambda ctx: ctx.run(list(argv))
+
+
+def ksrc(why):
+    """skip= of a step that needs the bench tree, not KSRC's."""
+    return lambda env: 'KSRC set: ' + why if env.get('KSRC') else None
+
+
+def NODEBUG(env):
+    return 'CHECK_DEBUG=0: debug gate not run' \
+        if env.get('CHECK_DEBUG', '1') == '0' else None
+
+
+def do_deps(ctx):
+    ctx.run([sys.executable, '-m', 'slabpark', 'deps'],
+            env={'PYTHONPATH': os.path.join(TOP, 'tools')}, check=True)
+
+
+def shell_files():
+    """(bash files, sh files): the tracked shell scripts, split by their
+    first line (POSIX sh: #!/bin/sh or #!/bin/busybox sh)."""
+    bash, sh = [], []
+    for f in git_files('*.sh', '.ci/run', 'tools/vm/init'):
+        with open(os.path.join(TOP, f), errors='replace') as fh:
+            first = fh.readline()
+        (sh if re.match(r'#!/bin/(busybox )?sh', first) else bash).append(f)
+    return bash, sh
+
+
+def do_shellcheck(ctx):
+    bash, sh = shell_files()
+    ctx.run(['shellcheck', '-x', *bash], check=True)
+    ctx.run(['shellcheck', '-s', 'sh', '-x', *sh], check=True)
+    ctx.say('ShellCheck clean: %d bash and %d sh scripts' % (len(bash),
+                                                             len(sh)))
+
+
+def do_python_lint(ctx):
+    """py_compile of every tracked Python file, pyflakes3, and flake8
+    where Debian's is installed (the style of tools/slabpark/setup.cfg)."""
+    files = git_files('*.py')
+    bad = []
+    for f in files:
+        try:
+            with open(os.path.join(TOP, f), 'rb') as fh:
+                compile(fh.read(), f, 'exec')
+        except (SyntaxError, ValueError) as e:
+            ctx.say('%s: %s' % (f, e))
+            bad.append(f)
+    ctx.result(not bad, 'py_compile', '%d files' % len(files))
+    ctx.result(ctx.run(['pyflakes3', *files]) == 0, 'pyflakes3')
+    if shutil.which('flake8'):
+        ctx.result(ctx.run(['flake8', '--config', 'tools/slabpark/setup.cfg',
+                            *files]) == 0, 'flake8')
+    else:
+        ctx.result(True, 'flake8', 'SKIP not installed (Debian: flake8)')
+
+
+# make run's refusals (slabpark.config): each case VAR=VALUE settings and
+# the why of its one line, "slabpark: error: NAME=VALUE: why", with exit
+# status 2 before anything is built
+RUN_REFUSALS = (
+    ({'BASE': '2'}, 'BASE=2: must be 0 or 1'),
+    ({'BOOTS': '0'}, 'BOOTS=0: must be a positive integer'),
+    ({'RUNS': 'x'}, 'RUNS=x: must be a positive integer'),
+    ({'WORKLOAD': 'mmap2'}, r'WORKLOAD=mmap2: unknown \(.*mmap1, mmapaddr\)'),
+    ({'TASKS': 'x'}, 'TASKS=x: must be a positive integer'),
+    ({'MODES': '3'}, "MODES=3: unknown mode '3'"),
+    ({'PLACEMENTS': 'far'}, "PLACEMENTS=far: unknown placement 'far'"),
+    ({'SWEEP': 'barn'}, 'SWEEP=barn: unknown'),
+    ({'NODES': '1'}, 'NODES=1: cross and balanced need 2 nodes'),
+    ({'MIN_PARTIAL': '1', 'BASE': '1'}, 'MIN_PARTIAL=1: .*not with BASE=1'),
+    ({'WORKLOAD': 'mmap1', 'LOCKSTAT': '1'}, 'LOCKSTAT=1: .*not lock_stat'),
+    ({'WORKLOAD': 'mmap1', 'MIN_PARTIAL': '1'}, 'MIN_PARTIAL=1: .*one at a '
+     'time'),
+    ({'BASE': '1', 'MEASURE': '1'}, 'MEASURE=1: goes with the plain module '
+     'comparison only'),
+    ({'FLUSH': 'yes'}, 'FLUSH=yes: must be 0 or 1'),
+    ({'FLUSH': '1', 'MIN_PARTIAL': '1'}, 'FLUSH=1: .*one at a time'),
+    ({'FLUSH': '1', 'HOST': '1'}, 'HOST=1: runs the module comparison only'),
+    ({'BOOTS': '3'}, 'BOOTS=3: goes with BASE=1'),
+    ({'BASE': '1', 'PATCHES': 'none'}, 'BASE=1: .*not with PATCHES=none'),
+    ({'BASE': '1', 'KSRC': '/'}, 'BASE=1: .*not with KSRC='),
+    ({'KSRC': '/nonexistent'}, 'KSRC=/nonexistent: no such directory'),
+    ({'NODES': '9'}, 'NODES=9: must be 1..8'),
+    ({'CPUS_PER_NODE': '33'}, 'CPUS_PER_NODE=33: must be 1..32'),
+    ({'RESULTS_DIR': '/etc/hostname'}, 'RESULTS_DIR=/etc/hostname: exists '
+     'and is not a directory'),
+    ({'MEASURE': '1', 'PATCHES': 'none'}, 'MEASURE=1: .*not with PATCHES'),
+    ({'MODES': '1 1'}, 'MODES=1 1: mode 1 twice'),
+    ({'WORKLOAD': 'mmap1', 'TASKS': '1025'}, 'TASKS=1025: at most 1024'),
+    ({'WORKLOAD': 'mmap1', 'DURATION_MS': '500'}, r'DURATION_MS=500: .*whole '
+     r'seconds \(>= 1000\)'),
+    ({'MIN_PARTIAL': '1', 'MODES': '1'}, 'MODES=1: .*not MIN_PARTIAL=1'),
+    ({'ALLOC_NODE': '1', 'FREE_NODE': '1'}, 'FREE_NODE=1: the same node as '
+     'ALLOC_NODE'),
+    ({'GUEST_TIMEOUT': '-1'}, 'GUEST_TIMEOUT=-1: must be a positive '
+     'integer'),
+    ({'RESULTS_DIR': TOP}, 'RESULTS_DIR=.*: not empty'),
+)
+
+
+def knobs(case):
+    return ' '.join('%s=%s' % kv for kv in case.items())
+
+
+def do_python(ctx):
+    """The package's unit tests (python3 -m slabpark test, KTAP) and
+    make run's refusals of RUN_REFUSALS, from a copy of the package
+    alone, which a refusal that fails cannot build or boot with."""
+    with ctx.subtest('unittest') as st:
+        st.ok = ctx.run([sys.executable, '-m', 'slabpark', 'test'],
+                        env={'PYTHONPATH': os.path.join(TOP, 'tools')}) == 0
+    ok = st.ok
+    with ctx.subtest('run-refusals') as st, \
+            tempfile.TemporaryDirectory() as work:
+        copy_package(work)
+        # the knobs of this make check (the Makefile exports them) left
+        # out: each case is its knobs alone
+        base = {k: v for k, v in os.environ.items()
+                if k not in config.BY_NAME or k == 'SLABPARK_CACHE'}
+        base['PYTHONPATH'] = os.path.join(work, 'tools')
+        for case, why in RUN_REFUSALS:
+            p = child([sys.executable, '-m', 'slabpark', 'run'], cwd=work,
+                      env=dict(base, **case), capture=True)
+            ctx.say('# make run %s: %s' % (knobs(case), p.stderr.strip()))
+            bad = judge(2, ERR + why, p.returncode, p.stdout, p.stderr)
+            for t in bad:
+                ctx.say('#   ' + t)
+            st.result(not bad, 'make run ' + knobs(case))
+    if not ok or not st.ok:
+        raise Fail('tools/slabpark: unit tests or refusals failed')
+    ctx.say('tools/slabpark: unit tests and %d refusals pass'
+            % len(RUN_REFUSALS))
+
+
+CHECKPATCH_CLEAN = 'total: 0 errors, 0 warnings, 0 checks'
+# checkpatch of the series: MISSING_SIGN_OFF: by
+# Documentation/process/coding-assistants.rst the series carries
+# Assisted-by: and the human submitter adds Signed-off-by:.
+# UNKNOWN_COMMIT_ID: the tree is Debian's tarball, without the upstream
+# history that a Fixes: id is looked up in (the id was checked against the
+# public commit when it was written).
+CHECKPATCH_PATCH_IGNORE = ('MISSING_SIGN_OFF', 'UNKNOWN_COMMIT_ID')
+# checkpatch -f of the tracked sources: (glob, types ignored).
+# MACRO_ARG_REUSE: lib/test_vmalloc.c's __param(type, name, ...) macro,
+# which the module follows, pastes the identifier 'name' three times; an
+# identifier has no side effects, so that check is a false positive.  In the
+# kselftest_harness.h program: EXPECT_*() end in a for-loop (the TH_LOG
+# handler), so a lone one under if() must keep its braces (BRACES);
+# FIXTURE_DATA(slab) *self is a type (SPACING); exact stat equality is
+# only asserted on x86, where stat() is one instruction (ARCH_DEFINES).
+# A file takes the first pattern it matches; links are not checked (the
+# module's source is selftests/slub_park/slub_stress/slub_stress.c, and
+# mm/slub_stress.c links to it).
+CHECKPATCH_SOURCES = (
+    ('selftests/slub_park/slub_stress/*.c', ('MACRO_ARG_REUSE',)),
+    ('mm/*.c', ('MACRO_ARG_REUSE',)),
+    ('selftests/slub_park/*.c', ('MACRO_ARG_REUSE', 'BRACES', 'SPACING',
+                                 'ARCH_DEFINES')),
+)
+
+
+def do_checkpatch(ctx):
+    """scripts/checkpatch.pl --strict of each patch of the series and of
+    each tracked source, from a neutral directory: inside a git work tree
+    checkpatch can take a tracked .patch for a source file."""
+    cp = os.path.join(ctx.capture(['tools/kernel/kernel-src.sh']), 'scripts',
+                      'checkpatch.pl')
+    jobs = [(os.path.basename(f), ['--ignore', ','.join(
+        CHECKPATCH_PATCH_IGNORE), f]) for f in sorted(glob.glob(os.path.join(
+            TOP, 'patches', '0*.patch'))) if '/0000-cover-letter' not in f]
+    seen = set()
+    for pat, ignore in CHECKPATCH_SOURCES:
+        for f in git_files(pat):
+            if f not in seen and not os.path.islink(os.path.join(TOP, f)):
+                seen.add(f)
+                jobs.append((f, ['--no-tree', '--ignore', ','.join(ignore),
+                                 '-f', os.path.join(TOP, f)]))
+    with tempfile.TemporaryDirectory() as neutral:
+        for name, args in jobs:
+            out = child([cp, '--strict', '--show-types', *args],
+                        cwd=neutral, stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT).stdout.decode('utf-8',
+                                                                'replace')
+            total = [t for t in out.splitlines() if t.startswith('total:')]
+            ctx.say('%s: %s' % (name, total[-1] if total else '(no total)'))
+            if CHECKPATCH_CLEAN not in out:
+                ctx.say(out)
+            ctx.result(CHECKPATCH_CLEAN in out, name)
+
+
+def do_bench_patches(ctx):
+    """The bench-only patches of tools/kernel/bench-patches/ apply as
+    build-kernel.sh stacks them: park-switch on the series, each other one
+    on the series + park-switch.  Checked against the tree of the series
+    branch in a temporary index, the work tree untouched."""
+    src = ctx.capture(['tools/kernel/kernel-src.sh'])
+    # the series branch up to date (series.sh takes the tree's lock)
+    ctx.capture(['tools/kernel/series.sh', 'apply', '--tree', src])
+    git = ['git', '-C', src]
+    for p in sorted(glob.glob(os.path.join(TOP, os.path.dirname(
+            PARK_SWITCH), '*.patch'))):
+        rel = os.path.relpath(p, TOP)
+        on, stack = 'the series', [p]
+        if rel != PARK_SWITCH:
+            on, stack = 'the series + park-switch', [os.path.join(
+                TOP, PARK_SWITCH), p]
+        with tempfile.TemporaryDirectory() as tmp:
+            idx = {'GIT_INDEX_FILE': os.path.join(tmp, 'index')}
+            ctx.run(git + ['read-tree', 'slabpark'], env=idx, check=True)
+            if len(stack) > 1 and ctx.run(git + ['apply', '--cached', stack[0]],
+                                          env=idx):
+                ctx.say('%s does not apply to the series' % PARK_SWITCH)
+            elif ctx.run(git + ['apply', '--cached', '--check', p], env=idx):
+                ctx.say('%s does not apply to %s: rebase it (see its branch '
+                        'in README)' % (rel, on))
+            else:
+                ctx.say('%s applies to %s' % (rel, on))
+                ctx.result(True, rel)
+                continue
+        ctx.result(False, rel)
+
+
+W1_PROBLEM = re.compile(r'^[^ ]*(mm/slub|lib/tests/slub_kunit)\.c:[0-9]+:'
+                        r'[0-9]+: (warning|error)')
+
+
+def matrix(config):
+    """The series alone (what is sent): mm/slub.o with W=1 in CONFIG, then
+    again with slub_kunit (tools/kernel/configs/kunit.config, which adds
+    DEBUG_VM and KPROBES) with the series' parking cases, where the
+    configuration can have it (not with SLUB_TINY)."""
+    def run(ctx):
+        for cfg, targets in ((config, ['mm/slub.o']), (config + '+kunit', [
+                'mm/slub.o', 'lib/tests/slub_kunit.o'])):
+            if config == 'tiny' and cfg != config:
+                continue
+            bdir = build_kernel(ctx, '--variant', 'series', '--config', cfg,
+                                '--target', ' '.join(targets), '--w1')
+            with open(os.path.join(bdir, 'build.log'),
+                      errors='replace') as f:
+                warn = [t.rstrip('\n') for t in f if W1_PROBLEM.match(t)]
+            for t in warn:
+                ctx.say(t)
+            missing = [o for o in targets
+                       if not os.path.isfile(os.path.join(bdir, o))]
+            for o in missing:
+                ctx.say('%s was not built with config %s' % (o, cfg))
+            ctx.result(not warn and not missing, cfg)
+            if warn or missing:
+                raise Fail('W=1 warnings with config %s' % cfg if warn else
+                           'not built with config %s' % cfg)
+            ctx.say('%s build with W=1 and no warnings: base + %s'
+                    % (' '.join(targets), cfg.replace('+', ' + ')))
+    return run
+
+
+def guest(label, kernel, suites, build, stages=(), **boot):
+    """Boot build-kernel.sh BUILD's kernel with the guest's stage (and
+    STAGES, more SRC:DST; BOOT: more of vm.run's arguments) running
+    tools/guest/guest-check.sh KERNEL SUITES (KERNEL: the kselftest
+    outcome to expect, tools/guest/guest-lib.sh), console and files in
+    $SLABPARK_LOGDIR/check/LABEL/; GUEST_APPEND: more kernel arguments.
+    SUITES and STAGES may be functions of the step's Context.  Then the
+    host's checks of the files the suites returned (slabpark.guest_out)."""
+    def run(ctx):
+        want = suites(ctx) if callable(suites) else suites
+        more = stages(ctx) if callable(stages) else stages
+        bdir = build_kernel(ctx, *build)
+        out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check', label)
+        rc = vm.run(bdir, 'tools/guest/guest-check.sh', [kernel, *want],
+                    out, [vm.stage(bdir, ctx.line) + ':.', *more],
+                    append=os.environ.get('GUEST_APPEND', ''),
+                    emit=ctx.line, **boot)
+        if not guest_out.check(ctx, os.path.join(out, 'files'), kernel, want):
+            raise Fail('the files the guest returned failed their checks')
+        return rc
+    return run
+
+
+# ---- the steps
+
+class Step:
+    def __init__(self, name, run, needs=(), full=False, skip=None,
+                 what=''):
+        self.name, self.run, self.needs = name, run, tuple(needs)
+        self.full, self.skip, self.what = full, skip, what
+
+
+SUITES = ('kselftest', 'slab-window', 'host-mode')
+
+
+def intree(ctx):
+    """guest-patched runs the in-tree install (suite kselftest-intree,
+    its stage) when step kselftest-intree made it, else the collection's
+    own."""
+    return ctx.results.get('kselftest-intree') == 'pass'
+
+
+# name, what it runs; needs= the steps that must pass before in the same
+# call, full=True only in make check-full, skip= when it does not apply
+STEPS = (
+    Step('deps', do_deps, what='python3 -m slabpark deps'),
+    Step('shellcheck', do_shellcheck, what='shellcheck -x of every script'),
+    Step('python-lint', do_python_lint,
+         what='py_compile, pyflakes3, flake8 of every Python file'),
+    Step('python', do_python,
+         what="tools/slabpark's unit tests, make run's refusals"),
+    Step('host-refusals', do_host_refusals,
+         what="make run HOST=1's refusals on fake trees and this host"),
+    Step('docs', do_docs,
+         what='every .rst valid; parameters, attributes, variables named'),
+    Step('kernel-source', cmd('tools/kernel/kernel-src.sh'),
+         what='the 7.3 tree'),
+    Step('checkpatch', do_checkpatch,
+         what='checkpatch --strict of the patches and sources'),
+    Step('series-bisect', do_series_bisect,
+         skip=ksrc('the series is not applied to your tree'),
+         what='every patch builds mm/ with W=1, no new warnings'),
+    Step('bench-patches', do_bench_patches,
+         skip=ksrc('the bench patches are for the bench tree'),
+         what='each bench-only patch applies to the series'),
+    *(Step('matrix-' + c, matrix(c),
+           skip=ksrc('the build matrix is for the bench tree'),
+           what='mm/slub.o (and slub_kunit.o) with W=1, config ' + c)
+      for c in ('numa-off', 'stats-off', 'tiny', 'rt', 'i386')),
+    Step('kernel-patched', cmd('tools/kernel/build-kernel.sh', '--variant',
+                               'patched'), what='the patched kernel'),
+    Step('kernel-base', cmd('tools/kernel/build-kernel.sh', '--variant',
+                            'base'),
+         skip=ksrc('there is no separate base kernel'),
+         what='the base kernel'),
+    Step('kselftest-intree', do_kselftest_intree,
+         needs=('kernel-patched',),
+         what='the kselftest built and installed in the kernel tree'),
+    # make run HOST=1 as a tester runs it, with the module prebuilt
+    # (suite host-mode; on the base kernel: refused as unpatched)
+    Step('guest-patched', guest(
+        'patched', 'patched', lambda ctx: ('kselftest-intree',) + SUITES[1:]
+        if intree(ctx) else SUITES, ('--variant', 'patched'),
+        stages=lambda ctx: (os.path.join(os.environ['SLABPARK_CACHE'],
+                                         'kselftest-intree', 'install') +
+                            ':kselftest-intree',) if intree(ctx) else ()),
+         needs=('kernel-patched',), what='2-node guest, patched kernel'),
+    # in a guest with a memory-only node (cpuless4): the kselftest's and
+    # HOST=1's choice of nodes (suite topology)
+    Step('guest-base', guest('base', 'base', SUITES + ('topology',),
+                             ('--variant', 'base'), shape='cpuless4'),
+         needs=('kernel-base',),
+         skip=ksrc('there is no separate base kernel'),
+         what='4-node guest (a memory-only node), base kernel'),
+    # the parking races widened by the bench-only delays of
+    # tools/kernel/bench-patches/widen-park-races.patch
+    Step('race-widen', guest('widen', 'patched', ('race-widen',),
+                             ('--variant', 'widen')),
+         needs=('kernel-patched',),
+         skip=ksrc('the widen kernel is built from the bench tree'),
+         what='guest-race-widen.sh on the widen kernel'),
+    # the debug gate's default boot here, its park2 boot in check-full
+    # (make check near 20 min warm)
+    Step('debug-gate', debug_gate('default'), skip=NODEBUG,
+         what='debug kernel: slub_kunit, kselftest, stress, fuzz, kmemleak'),
+    # ---- make check-full (on every series change)
+    Step('debug-gate-park2', debug_gate('park2'), full=True,
+         skip=NODEBUG,
+         what='the debug gate with every cache at park=2'),
+    # PREEMPT_RT and UMA kernels booted: the kselftest and slub_kunit
+    # (the slow kprobe case included, without KASAN); W=1 like the matrix
+    # entries of the same configuration, which share the build directory
+    Step('boot-rt', guest('rt', 'rt', ('kselftest', 'kunit'),
+                          ('--variant', 'patched', '--config', 'rt+kunit',
+                           '--w1')), full=True,
+         skip=ksrc('the RT kernel is built from the bench tree'),
+         what='PREEMPT_RT guest: kselftest, slub_kunit'),
+    Step('boot-numa-off', guest('uma', 'uma', ('kselftest', 'kunit'),
+                                ('--variant', 'patched', '--config',
+                                 'numa-off+kunit', '--w1'),
+                                nodes=1, cpus_per_node=4),
+         full=True, skip=ksrc('the UMA kernel is built from the bench tree'),
+         what='CONFIG_NUMA=n guest: kselftest, slub_kunit'),
+    Step('kunit-mutants', do_kunit_mutants, full=True,
+         skip=ksrc('the break kernel is built from the bench tree'),
+         what='slub_kunit on kernels with parking broken on purpose'),
+)
+
+
 # ---- make soak: not a step of make check
 
 # setting: (default, its values' pattern, what it must be)
@@ -899,23 +1257,20 @@ SOAK_SETTINGS = {
 
 def soak_settings(env):
     """make soak's settings from ENV; ValueError for a bad one."""
-    s = {}
-    for k, (default, pattern, must) in SOAK_SETTINGS.items():
-        s[k] = env.get(k) or default
+    s = {k: env.get(k) or v[0] for k, v in SOAK_SETTINGS.items()}
+    for k, (_, pattern, must) in SOAK_SETTINGS.items():
         if not re.fullmatch(pattern, s[k]):
             raise ValueError('%s=%s: must be %s' % (k, s[k], must))
     return s
 
 
 def soak():
-    """make soak: a randomized long run with invariant checks
-    (tools/guest/guest-soak.sh) on the patched kernel (DEBUG=1: the debug
-    kernel), DURATION seconds of stress, NO_SHEAVES: every load with (0)
-    or without (1) sheaves, or random (1 in 4 without); PATCHES=none,
-    KSRC, KVM as for make run.  The guest gets DURATION and a margin for
-    the boot, the last run and the final kmemleak scan.  Exit status 1 on
-    a failed invariant, a kernel splat or a timeout."""
-    env = check.setup_env()
+    """make soak: tools/guest/guest-soak.sh, a randomized run of DURATION
+    seconds with invariant checks, on the patched kernel (DEBUG=1: the
+    debug kernel); NO_SHEAVES: every load with (0) or without (1) sheaves,
+    or random (1 in 4 without).  The guest's timeout has a margin for the
+    boot, the last run and kmemleak.  Exit status 1 on a failure."""
+    env = setup_env()
     try:
         s = soak_settings(env)
     except ValueError as e:
@@ -924,7 +1279,7 @@ def soak():
     dur = int(s['DURATION'])
     cfg, margin = ([], 300 + dur // 10) if s['DEBUG'] == '0' else \
         (['--config', 'debug'], 600 + dur // 5)
-    os.chdir(check.TOP)
+    os.chdir(TOP)
     out = os.path.join(env['SLABPARK_CACHE'], 'runs',
                        time.strftime('soak-%Y%m%d-%H%M%S'))
     try:
@@ -933,7 +1288,7 @@ def soak():
                               check=True).stdout.strip()
         stage = vm.stage(bdir, lambda t: print(t, file=sys.stderr))
         print('[%s] soak: %ds on %s (guest timeout %ds, output %s)' % (
-            check.elapsed(), dur, bdir, dur + margin, out), file=sys.stderr)
+            elapsed(), dur, bdir, dur + margin, out), file=sys.stderr)
         rc = vm.run(bdir, 'tools/guest/guest-soak.sh',
                     [s['DURATION'], s['NO_SHEAVES']], out, [stage + ':.'],
                     int(s['NODES']), int(s['CPUS_PER_NODE']),
@@ -947,15 +1302,9 @@ def soak():
         return 1
     line = last_line(os.path.join(out, 'console.txt'), 'SLABPARK-SOAK ')
     print('soak: ' + (line or 'no summary from the guest'))
-    if not rc and not line:
-        rc = 1      # the guest script ended without its summary line
-    if rc:
+    if rc or not line:      # no summary: the guest script did not end
         print('soak: FAILED (guest status %d; console: %s/console.log)'
               % (rc, out), file=sys.stderr)
         return 1
     print('soak: passed')
     return 0
-
-
-# after the definitions: check imports this module for its STEPS table
-from . import check, config, vm  # noqa: E402
