@@ -1,32 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""python3 -m slabpark run | report|summary DIR | check | test | soak
-   | deps | slabstat | vm
-
-report DIR [--where W --runs R]: the report of a results directory,
-  printed and written to DIR/report.txt, with summary.txt (as 'summary'
-  writes it) beside it.  A module comparison (make run, make run HOST=1:
-  DIR/guest/files/runs or DIR/host/runs) gets slabpark.comparison's: the
-  full record, the noise floor, the placement, footprint, MEASURE=1,
-  SWEEP=sheaf and LOCKSTAT=1 tables its data have, <placement>.csv/.json,
-  summary.csv and parking.png; with --where (where it ran) and --runs
-  (runs x duration), first DIR/meta.txt (slabpark.facts).  Any other
-  directory (BASE=1's boots, WORKLOAD=, MIN_PARTIAL=1, the device kit's
-  boots) gets the experiments' tables (slabpark.report) and
-  summary-*.csv.
-summary DIR: writes DIR/summary.txt (<= 80 columns, <= 40 lines; the key
-  rows, beyond/within noise, a conclusion) and prints it.
-run [--check-only | --report DIR]: make run (slabpark.run), its knobs
-  in the environment (slabpark.config; run --help lists them).
-deps: the Debian packages the bench needs, installed as root
-  (slabpark.deps).
-check [STEP...] [--full] [--list]: make check (slabpark.check).
-test: the package's unit tests as KTAP (make check's step python).
-soak: make soak, a randomized long guest run (slabpark.steps.soak).
-slabstat {snap,diff,split,window,compare} ...: slabstat's analysis of
-  tools/guest/slab-dump.sh's dumps (slabpark.slabstat).
-vm {stage,run} ...: the guest's stage, a guest boot, for the shell
-  callers (slabpark.vm).
-Exit status: 0 ok, 1 no data or bad data, 2 usage.
+"""python3 -m slabpark COMMAND: the host side.  --help lists the
+commands but slabstat (tools/guest/slab-dump.sh's dumps,
+slabpark.slabstat), whose '--' argparse would take.  Exit status: 0 ok,
+1 no data or bad data, 2 usage.
 """
 
 import argparse
@@ -34,8 +10,7 @@ import json
 import os
 import sys
 
-from . import (check, config, deps, ktap, run, slabstat, steps, summary,
-               vm)
+from . import check, config, deps, ktap, run, slabstat, steps, summary
 
 
 class Parser(argparse.ArgumentParser):
@@ -74,12 +49,18 @@ def main(argv=None) -> int:
     sub.add_parser('test', help="the package's unit tests, as KTAP")
     sub.add_parser('soak', help='make soak: a randomized long guest run')
     sub.add_parser('deps', help='the Debian packages the bench needs')
+    dk = sub.add_parser('device-kit', help='make device-kit: the tarball '
+                        'that runs the comparison on a lent many-core '
+                        'machine without a package registry')
+    dk.add_argument('--out', metavar='FILE', help='the tarball (default '
+                    '$SLABPARK_CACHE/device-kit/slabpark-kit.tar.xz)')
+    dk.add_argument('--test', action='store_true', help='then run it here '
+                    'as a 2 x 2 guest, one boot of each kernel, and print '
+                    'the report')
     argv = sys.argv[1:] if argv is None else argv
     # before argparse, which would take the '--' between compare's groups
     if argv[:1] == ['slabstat']:
         return slabstat.main(argv[1:])
-    if argv[:1] == ['vm']:
-        return vm.main(argv[1:])
     args = ap.parse_args(argv)
     if args.cmd == 'check':
         return check.main(args.steps, args.full, args.list)
@@ -89,6 +70,8 @@ def main(argv=None) -> int:
         return ktap.main_test(check.TOP)
     if args.cmd == 'run':
         return run.main(args.check_only, args.report)
+    if args.cmd == 'device-kit':
+        return run.main(kit=(args.out, args.test))
     if args.cmd == 'deps':
         check.setup_env()
         return deps.main()

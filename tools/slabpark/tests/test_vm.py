@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Unit tests of slabpark.vm without booting: the topology and QEMU's
-command line, the refusals of bad arguments, the initramfs list, and
-whole runs against a fake QEMU (tests/fixtures: it prints a console,
-writes the files' serial line, sleeps) for the status of each console:
-a script that failed, a kernel problem, a timeout, no exit marker;
-SIGTERM stops QEMU."""
+"""Unit tests of slabpark.vm without booting: QEMU's command line, the
+initramfs list, and whole runs against a fake QEMU (it prints a console,
+writes the files' serial line, sleeps)."""
 
 import base64
 import io
@@ -43,9 +40,6 @@ SHAPE_ARGV = {
                  '-numa node,nodeid=3,cpus=2-3,memdev=mem3',
                  '-numa dist,src=0,dst=2,val=11 -numa dist,src=0,dst=3,val=21',
                  '-numa dist,src=2,dst=3,val=21 -append'),
-    'smt': ('-smp 4,sockets=2,cores=1,threads=2 -m 2048M',),
-    'memless': ('-smp 4,sockets=2,cores=2,threads=1 -m 1024M',
-                '-numa node,nodeid=1,cpus=2-3 -append'),
 }
 
 # bad arguments of run: its keywords, the refusal
@@ -53,16 +47,8 @@ REFUSALS = (
     ({'nodes': 0}, '--nodes must be 1..8'),
     ({'nodes': 9}, '--nodes must be 1..8'),
     ({'cpus_per_node': 33}, '--cpus-per-node must be 1..32'),
-    ({'cpus_per_node': '2'}, '--cpus-per-node must be 1..32'),
     ({'shape': 'cpuless8'}, '--shape cpuless8: unknown'),
-    ({'mem_per_node': 0}, '--mem-per-node must be a positive'),
-    ({'timeout': 0}, '--timeout must be a positive number'),
-    ({'timeout': -5}, '--timeout must be a positive number'),
-    ({'env': ['1X=1']}, "--env '1X=1': not NAME=VALUE"),
-    ({'env': ['X']}, "--env 'X': not NAME=VALUE"),
-    ({'env': ['X=a\nb']}, 'not NAME=VALUE'),
     ({'stages': ['/nonexistent:x']}, '--stage /nonexistent: no such file'),
-    ({'stages': ['/tmp:../etc']}, 'outside /slabpark'),
     ({'script': '/nonexistent'}, 'no guest script /nonexistent'),
 )
 
@@ -118,9 +104,8 @@ class ArgvTest(unittest.TestCase):
                 self.assertIn(w, a, shape)
 
     def test_kvm_and_append(self):
-        a = vm.qemu_argv('BZ', 'RD', 'D', vm.topology(), 512, ' x=1', True)
+        a = vm.qemu_argv('BZ', 'RD', 'D', vm.topology(), ' x=1', True)
         self.assertIn('-accel kvm -cpu host', ' '.join(a))
-        self.assertIn('size=512M', ' '.join(a))
         self.assertTrue(a[-1].endswith('rdinit=/init x=1'))
         with tempfile.TemporaryDirectory() as k:
             self.assertEqual(vm.kernel_append(k, 'a=1'), ' a=1')
@@ -174,6 +159,8 @@ class RunTest(unittest.TestCase):
         write(os.path.join(t, 'bin/qemu-system-x86_64'), FAKE_QEMU, 0o755)
         self.script = os.path.join(t, 'guest.sh')
         write(self.script, 'exit 0\n')
+        # a link: the script itself goes in, not the link
+        os.symlink(self.script, os.path.join(t, 'link.sh'))
         self.out = os.path.join(t, 'out')
         self.pidfile = os.path.join(t, 'pid')
         env = {'PATH': os.path.join(t, 'bin') + ':' + os.environ['PATH'],
@@ -190,8 +177,8 @@ class RunTest(unittest.TestCase):
               ''.join(t + '\r\n' for t in console))
         self.emitted = []
         kw = dict(dict(timeout=20, emit=self.emitted.append), **kw)
-        return vm.run(self.kernel, kw.pop('script', self.script), ['a', ''],
-                      self.out, **kw)
+        return vm.run(self.kernel, kw.pop('script', self.tmp + '/link.sh'),
+                      ['a', ''], self.out, env=['A=1'], **kw)
 
     def test_consoles(self):
         for name, console, status, message in CONSOLES:
@@ -207,7 +194,8 @@ class RunTest(unittest.TestCase):
             listing = f.read()
         self.assertIn('file /slabpark/run.sh %s 0644 0 0' % self.script,
                       listing)
-        self.assertIn('file /init ', listing)
+        for f in ('/init', '/slabpark/args', '/slabpark/env'):
+            self.assertIn('file %s ' % f, listing)
 
     def test_problem_report(self):
         self.assertEqual(self.boot([START] + SPLAT + ['after']), 2)
@@ -290,38 +278,3 @@ class RunTest(unittest.TestCase):
         os.unlink(os.path.join(self.kernel, 'arch/x86/boot/bzImage'))
         with self.assertRaisesRegex(vm.Error, 'no kernel image'):
             self.boot([])
-
-    def test_command_line(self):
-        for argv in ([], ['run', '--kernel', self.kernel],
-                     ['run', '--kernel', self.kernel, '--nodes', 'x', 's'],
-                     ['run', '--kernel', self.kernel, '--shape', 'x', 's']):
-            with self.subTest(argv), mock.patch('sys.stderr', io.StringIO()):
-                self.assertEqual(vm.main(argv), vm.USAGE_STATUS)
-        with mock.patch('sys.stderr', io.StringIO()) as err:
-            self.assertEqual(vm.main(['run', '--kernel', self.kernel,
-                                      '--nodes', '9', '--', self.script]),
-                             vm.USAGE_STATUS)
-        self.assertEqual(err.getvalue(),
-                         'guest: error: --nodes must be 1..8, not 9\n')
-        write(os.environ['FAKE_CONSOLE'], 'SLABPARK-GUEST-RC=1\n')
-        with mock.patch('sys.stdout', io.StringIO()):
-            self.assertEqual(vm.main(['run', '--kernel', self.kernel, '--out',
-                                      self.out, '--nodes', '3', '--append',
-                                      'y=1', '--', self.script, '-x']), 1)
-        with open(os.path.join(self.out, 'qemu.cmd')) as f:
-            cmd = f.read()
-        self.assertIn('nodeid=2,cpus=4-5', cmd)
-        self.assertIn("rdinit=/init y=1'", cmd)
-        with open(os.path.join(self.out, 'initramfs.list')) as f:
-            self.assertIn('file /slabpark/args ', f.read())
-        cpio = os.path.join(self.tmp, 'initramfs.cpio')
-        link = os.path.join(self.tmp, 'link.sh')
-        os.symlink(self.script, link)
-        self.assertEqual(vm.main(['run', '--kernel', self.kernel,
-                                  '--initramfs', cpio, '--env', 'A=1', '--',
-                                  link]), 0)
-        with open(cpio) as f:
-            listing = f.read()
-        self.assertIn('file /slabpark/env ', listing)
-        # the script itself, not a link to it
-        self.assertIn('file /slabpark/run.sh %s 0644' % self.script, listing)
