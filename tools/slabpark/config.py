@@ -242,10 +242,10 @@ RULES = (
      'measures the series: not with PATCHES=none'),
     ('NODES', lambda c: c.NODES < 2 and set(c.PLACEMENTS) - {'local'},
      'cross and balanced need 2 nodes (use PLACEMENTS=local)'),
-    ('ALLOC_NODE', lambda c: not c.HOST and (c.ALLOC_NODE or 0) >= c.NODES,
-     lambda c: 'the guest has nodes 0..%d (NODES=%d)' % (c.NODES - 1, c.NODES)),
-    ('FREE_NODE', lambda c: not c.HOST and (c.FREE_NODE or 0) >= c.NODES,
-     lambda c: 'the guest has nodes 0..%d (NODES=%d)' % (c.NODES - 1, c.NODES)),
+    *((n, lambda c, n=n: not c.HOST and (getattr(c, n) or 0) >= c.NODES,
+       lambda c: 'the guest has nodes 0..%d (NODES=%d)' % (c.NODES - 1,
+                                                           c.NODES))
+      for n in ('ALLOC_NODE', 'FREE_NODE')),
     ('FREE_NODE', lambda c: not c.HOST and c.FREE_NODE is not None and
      c.FREE_NODE == c.ALLOC_NODE, 'the same node as ALLOC_NODE (cross and '
      'balanced free on another node)'),
@@ -262,14 +262,10 @@ RULES = (
      'builds base and patched 7.3.4 trees: not with KSRC='),
     ('HOST', lambda c: c.HOST and c.experiment(),
      'runs the module comparison only ' + NOT_PLAIN),
-    ('SWEEP', lambda c: c.SWEEP and c.experiment(),
-     'goes with the plain module comparison only ' + NOT_PLAIN),
-    ('MEASURE', lambda c: c.MEASURE and c.experiment(),
-     'goes with the plain module comparison only ' + NOT_PLAIN),
-    ('ALLOC_NODE', lambda c: c.ALLOC_NODE is not None and c.experiment(),
-     'goes with the plain module comparison only ' + NOT_PLAIN),
-    ('FREE_NODE', lambda c: c.FREE_NODE is not None and c.experiment(),
-     'goes with the plain module comparison only ' + NOT_PLAIN),
+    # given (not the default) in an experiment
+    *((n, lambda c, n=n: c.env[n] != BY_NAME[n].default and c.experiment(),
+       'goes with the plain module comparison only ' + NOT_PLAIN)
+      for n in ('SWEEP', 'MEASURE', 'ALLOC_NODE', 'FREE_NODE')),
     ('FLUSH', lambda c: c.FLUSH and (c.WORKLOAD or c.MIN_PARTIAL),
      'WORKLOAD, MIN_PARTIAL=1 and FLUSH=1: one at a time'),
     ('MIN_PARTIAL', lambda c: c.MIN_PARTIAL and c.WORKLOAD,
