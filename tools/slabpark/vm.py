@@ -28,7 +28,7 @@ import threading
 import zlib
 from typing import NamedTuple, Optional, Tuple
 
-from . import check, config
+from . import check, config, deps
 
 MEM_MIB = 1024      # a node's memory
 
@@ -200,8 +200,7 @@ def cpio_list(busybox, tree):
 
 def static_busybox():
     bb = shutil.which('busybox')
-    if not bb or 'statically linked' not in subprocess.run(
-            ['file', '-L', bb], capture_output=True, text=True).stdout:
+    if not bb or not deps.static(bb):
         raise Error('a static busybox is needed (apt-get install '
                     'busybox-static)')
     return bb
@@ -384,24 +383,6 @@ def decode(kernel, report):
         return f.read().splitlines()
 
 
-def verdict(lines, timed_out, qemu_status, timeout):
-    """(status, message) of a boot whose console was LINES."""
-    found = problem(lines)
-    if found:
-        return 2, 'the kernel reported a problem at console line %d' % \
-            found[0]
-    if timed_out:
-        return 3, 'guest timed out after %ds' % timeout
-    rcs = [m.group(1) for m in (re.match(r'SLABPARK-GUEST-RC=([0-9]+)', t)
-                                for t in lines) if m]
-    if not rcs:
-        return 3, 'the guest ended without an exit marker (qemu status %d)' \
-            % qemu_status
-    if rcs[-1] != '0':
-        return 1, 'guest script exited with %s' % rcs[-1]
-    return 0, None
-
-
 def number(text, name):
     if not re.fullmatch('[0-9]+', text or '') or int(text) < 1:
         raise Error('%s: not a positive number: %r' % (name, text))
@@ -457,26 +438,31 @@ def run(kernel, script, args, out, stages=(), nodes=2, cpus_per_node=2,
     with open(os.path.join(out, 'console.txt'), 'w') as f:
         f.write(text)
     lines = text.splitlines()
-    status, why = verdict(lines, timed_out, qrc, timeout)
-    if status == 2:
+    found = problem(lines)
+    rcs = [m.group(1) for m in map(
+        re.compile('SLABPARK-GUEST-RC=([0-9]+)').match, lines) if m]
+    if found:
         report = os.path.join(out, 'problem.txt')
         with open(report, 'w') as f:
-            f.write('\n'.join(problem(lines)[1]) + '\n')
-        emit('guest: FAIL: %s:' % why)
-        for t in decode(kernel, report):
+            f.write('\n'.join(found[1]) + '\n')
+        emit('guest: FAIL: the kernel reported a problem at console line '
+             '%d:' % found[0])
+        for t in decode(kernel, report) + ['guest: full console: ' + console]:
             emit(t)
-        emit('guest: full console: %s' % console)
-    elif status == 3:
-        emit('guest: FAIL: %s' % why)
-        emit('---- last console lines (%s) ----' % console)
-        for t in lines[-40:]:
+        return 2
+    if timed_out or not rcs:
+        emit('guest: FAIL: ' + ('guest timed out after %ds' % timeout
+                                if timed_out else 'the guest ended without '
+                                'an exit marker (qemu status %d)' % qrc))
+        for t in ['---- last console lines (%s) ----' % console] + \
+                lines[-40:] + ['----']:
             emit(t)
-        emit('----')
-    elif status:
-        emit('guest: FAIL: %s' % why)
-    else:
-        emit('[%s] guest run passed (output in %s)' % (check.elapsed(), out))
-    return status
+        return 3
+    if rcs[-1] != '0':
+        emit('guest: FAIL: guest script exited with %s' % rcs[-1])
+        return 1
+    emit('[%s] guest run passed (output in %s)' % (check.elapsed(), out))
+    return 0
 
 
 # ---- what the guest needs
