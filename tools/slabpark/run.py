@@ -233,14 +233,11 @@ def vm_run(cfg) -> int:
         extra['lock_stat'] = 'yes' if cfg.LOCKSTAT else 'no'
     where = 'TCG guest, %d nodes x %d vCPUs' % (cfg.NODES, cfg.CPUS_PER_NODE)
     facts.write_meta(results, where, runs_line(cfg), extra)
-    if cfg.BASE:
-        boots = [(b, k) for b in range(cfg.BOOTS) for k in kernels(cfg)]
-        outs = [os.path.join(results, 'boot%02d-%s' % (i + 1, k))
-                for i, (_, k) in enumerate(boots)]
-    else:
-        boots = [(0, kernels(cfg)[0])]
-        outs = [os.path.join(results, 'guest')]
-    for (b, k), out in zip(boots, outs):
+    boots = [(b, k) for b in range(cfg.BOOTS) for k in kernels(cfg)] \
+        if cfg.BASE else [(0, kernels(cfg)[0])]
+    for i, (b, k) in enumerate(boots):
+        out = os.path.join(results, 'boot%02d-%s' % (i + 1, k)
+                           if cfg.BASE else 'guest')
         print('== %s: %s kernel (%s)' % (os.path.basename(out), k,
                                          os.path.basename(builds[k])),
               flush=True)

@@ -38,15 +38,12 @@ class Error(Exception):
 
 
 class Topology(NamedTuple):
-    """-smp's sockets, cores a socket and threads a core; each node's
-    CPUs ('' none) and whether it has memory; each node's socket for the
-    distance table (10 local, 11 within a socket, 21 across), or None for
-    QEMU's default."""
+    """-smp's sockets and cores a socket (a thread each); each node's CPUs
+    ('' none); each node's socket for the distance table (10 local, 11
+    within a socket, 21 across), or None for QEMU's default."""
     sockets: int
     cores: int
-    threads: int
     cpus: Tuple[str, ...]
-    memory: Tuple[bool, ...]
     socket: Optional[Tuple[int, ...]] = None
 
 
@@ -56,8 +53,7 @@ SHAPES = {
     # (SNC-2-like), node 2 (CPUs 2-3) on socket 1, node 3 memory without
     # CPUs; each vCPU a package of its own (QEMU's LLC is per package:
     # one split over nodes is a kernel WARNING)
-    'cpuless4': Topology(4, 1, 1, ('0', '', '1', '2-3'), (True,) * 4,
-                         (0, 0, 0, 1)),
+    'cpuless4': Topology(4, 1, ('0', '', '1', '2-3'), (0, 0, 0, 1)),
 }
 
 
@@ -75,30 +71,25 @@ def topology(nodes=2, cpus_per_node=2, shape=None):
         raise Error('--cpus-per-node must be 1..%d, not %r' % (
             config.MAX_CPUS_PER_NODE, cpus_per_node))
     c = cpus_per_node
-    return Topology(nodes, c, 1, tuple('%d-%d' % (n * c, n * c + c - 1)
-                                       for n in range(nodes)),
-                    (True,) * nodes)
+    return Topology(nodes, c, tuple('%d-%d' % (n * c, n * c + c - 1)
+                                    for n in range(nodes)))
 
 
 def qemu_argv(bzimage, initrd, data, topo, append='', kvm=False):
     """QEMU's command line: the console on stdout, the guest's files
     (ttyS1) into DATA."""
-    vcpus = topo.sockets * topo.cores * topo.threads
     argv = ['qemu-system-x86_64', '-nodefaults', '-nographic', '-no-reboot',
-            '-smp', '%d,sockets=%d,cores=%d,threads=%d' % (
-                vcpus, topo.sockets, topo.cores, topo.threads),
-            '-m', '%dM' % (sum(topo.memory) * MEM_MIB),
+            '-smp', '%d,sockets=%d,cores=%d,threads=1' % (
+                topo.sockets * topo.cores, topo.sockets, topo.cores),
+            '-m', '%dM' % (len(topo.cpus) * MEM_MIB),
             '-serial', 'stdio', '-serial', 'file:' + data,
             '-kernel', bzimage, '-initrd', initrd]
     argv += ['-accel', 'kvm', '-cpu', 'host'] if kvm else \
         ['-accel', 'tcg,thread=multi', '-cpu', 'max']
-    for n, (cpus, mem) in enumerate(zip(topo.cpus, topo.memory)):
-        node = 'node,nodeid=%d' % n + (',cpus=' + cpus if cpus else '')
-        if mem:
-            argv += ['-object', 'memory-backend-ram,id=mem%d,size=%dM'
-                     % (n, MEM_MIB)]
-            node += ',memdev=mem%d' % n
-        argv += ['-numa', node]
+    for n, cpus in enumerate(topo.cpus):
+        argv += ['-object', 'memory-backend-ram,id=mem%d,size=%dM'
+                 % (n, MEM_MIB), '-numa', 'node,nodeid=%d%s,memdev=mem%d'
+                 % (n, ',cpus=' + cpus if cpus else '', n)]
     s = topo.socket or ()
     for n, m in itertools.combinations(range(len(s)), 2):
         argv += ['-numa', 'dist,src=%d,dst=%d,val=%d'
@@ -427,7 +418,7 @@ def run(kernel, script, args, out, stages=(), nodes=2, cpus_per_node=2,
             f.write(shlex.join(argv) + '\n')
         emit('[%s] booting %d-node %sguest (%d vCPUs, %s): %s (console: %s)'
              % (check.elapsed(), len(topo.cpus), shape + ' ' if shape else '',
-                topo.sockets * topo.cores * topo.threads,
+                topo.sockets * topo.cores,
                 'KVM' if kvm else 'TCG',
                 ' '.join([os.path.basename(script), *args]), console))
         qrc, timed_out = boot(argv, timeout, console, emit)
