@@ -6,7 +6,6 @@ slabpark.slabstat), whose '--' argparse would take.  Exit status: 0 ok,
 """
 
 import argparse
-import json
 import os
 import sys
 
@@ -35,7 +34,8 @@ def main(argv=None) -> int:
                       "run HOST=1's runs in DIR/host (made without python3)")
     rp = sub.add_parser('report', help='the report of a results directory')
     rp.add_argument('results', help="a 'make run' results directory")
-    rp.add_argument('--where', help='where it ran, for DIR/meta.txt')
+    rp.add_argument('--where', default='',
+                    help='where it ran, for DIR/meta.txt')
     rp.add_argument('--runs', default='', help='runs x duration, for '
                     'DIR/meta.txt')
     sm = sub.add_parser('summary', help='DIR/summary.txt')
@@ -77,16 +77,14 @@ def main(argv=None) -> int:
         return deps.main()
     if not os.path.isdir(args.results):
         ap.error('%s: not a directory' % args.results)
-    name = 'slabpark %s' % args.cmd
     try:
         if args.cmd == 'summary':
             sys.stdout.write(summary.write(args.results))
             return 0
-        lines, _ = run.write_report(args.results, args.where or '',
-                                    args.runs)
-    except (FileNotFoundError, KeyError, ValueError,
-            json.JSONDecodeError, slabstat.Error) as e:
-        print('%s: %s' % (name, e), file=sys.stderr)
+        lines, _ = run.write_report(args.results, args.where, args.runs)
+    except (FileNotFoundError, KeyError, ValueError) as e:
+        # ValueError: json's and slabstat's errors too
+        print('slabpark %s: %s' % (args.cmd, e), file=sys.stderr)
         return 1
     sys.stdout.write('\n'.join(lines) + '\n')
     return 0

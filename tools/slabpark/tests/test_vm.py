@@ -63,20 +63,22 @@ START = 'SLABPARK-GUEST-START nodes=0-1 cpus=0-3 kernel=7.3.4'
 SPLAT = ['------------[ cut here ]------------',
          'WARNING: CPU: 1 PID: 7 at mm/slub.c:100 park+0x1/0x2',
          'Call Trace:', ' <TASK>', '---[ end trace 0000000000000000 ]---']
-# console lines, the status, a message line it must print
+PANIC = 'Kernel panic - not syncing: VFS'
+# console lines, the status, what it must print, problem.txt's lines
 CONSOLES = (
     ('passed', ['SeaBIOS', START, 'ok 1 a', 'SLABPARK-GUEST-RC=0'], 0,
-     'guest run passed'),
+     'guest run passed', None),
     ('script failed', [START, 'not ok 1 a', 'SLABPARK-GUEST-RC=1'], 1,
-     'guest: FAIL: guest script exited with 1'),
+     'guest: FAIL: guest script exited with 1', None),
     ('kernel problem', [START] + SPLAT + ['after', 'SLABPARK-GUEST-RC=0'], 2,
-     'guest: FAIL: the kernel reported a problem at console line 2:'),
+     'guest: FAIL: the kernel reported a problem at console line 2:', SPLAT),
     ('topology warning', [START, '# warning: topology: one socket',
-                          'SLABPARK-GUEST-RC=0'], 0, 'guest run passed'),
+                          'SLABPARK-GUEST-RC=0'], 0, 'guest run passed', None),
     ('no exit marker', [START, 'ok 1 a'], 3,
-     'guest: FAIL: the guest ended without an exit marker (qemu status 0)'),
-    ('no start', ['Kernel panic - not syncing: VFS'], 2,
-     'the kernel reported a problem at console line 1'),
+     'guest: FAIL: the guest ended without an exit marker (qemu status 0)',
+     None),
+    ('no start', [PANIC], 2, 'the kernel reported a problem at console '
+     'line 1:\n%s\nguest: full console: ' % PANIC, [PANIC]),
 )
 
 
@@ -174,12 +176,18 @@ class RunTest(unittest.TestCase):
                       ['a', ''], self.out, env=['A=1'], **kw)
 
     def test_consoles(self):
-        for name, console, status, message in CONSOLES:
+        for name, console, status, message, report in CONSOLES:
             with self.subTest(name):
                 self.assertEqual(self.boot(console), status)
                 self.assertIn(message, '\n'.join(self.emitted))
                 with open(os.path.join(self.out, 'console.log'), 'rb') as f:
                     self.assertIn(b'\r\n', f.read())
+                problem = os.path.join(self.out, 'problem.txt')
+                if report:
+                    with open(problem) as f:
+                        self.assertEqual(f.read().splitlines(), report)
+                else:
+                    self.assertFalse(os.path.exists(problem))
         # the console from the start line on, without CRs, a step's KTAP
         self.boot(CONSOLES[0][1])
         self.assertEqual(self.emitted[1:4], CONSOLES[0][1][1:])
@@ -189,13 +197,6 @@ class RunTest(unittest.TestCase):
                       listing)
         for f in ('/init', '/slabpark/args', '/slabpark/env'):
             self.assertIn('file %s ' % f, listing)
-
-    def test_problem_report(self):
-        self.assertEqual(self.boot([START] + SPLAT + ['after']), 2)
-        with open(os.path.join(self.out, 'problem.txt')) as f:
-            self.assertEqual(f.read().splitlines(), SPLAT)
-        self.assertIn('guest: full console: %s/console.log' % self.out,
-                      self.emitted)
 
     def test_timeout(self):
         os.environ['FAKE_SLEEP'] = '60'
