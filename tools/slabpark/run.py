@@ -280,7 +280,7 @@ def make_kit(kit: str):
             '\n')
 
 
-def test_kit(tarball: str, work: str):
+def try_kit(tarball: str, work: str):
     """make device-kit DEVICE_KIT_TEST=1: TARBALL run here (see
     device_kit)"""
     subprocess.run(['tar', '-C', work, '-xJf', tarball], check=True)
@@ -332,7 +332,7 @@ def device_kit(tarball: str, test: bool) -> int:
     print(tarball, flush=True)
     if test:
         with tempfile.TemporaryDirectory() as work:
-            test_kit(tarball, work)
+            try_kit(tarball, work)
     return 0
 
 
