@@ -189,14 +189,6 @@ def cpio_list(busybox, tree):
     return lines
 
 
-def static_busybox():
-    bb = shutil.which('busybox')
-    if not bb or not deps.static(bb):
-        raise Error('a static busybox is needed (apt-get install '
-                    'busybox-static)')
-    return bb
-
-
 def initramfs(kernel, script, args, dest, stages=(), env=(), listing=None):
     """Write KERNEL's (a build directory's) initramfs for SCRIPT ARGS,
     with STAGES (SRC[:DST]) and the guest script's environment ENV
@@ -206,6 +198,10 @@ def initramfs(kernel, script, args, dest, stages=(), env=(), listing=None):
         raise Error('no %s (kernel built without BLK_DEV_INITRD?)' % gen)
     if not os.path.isfile(script):
         raise Error('no guest script %s' % script)
+    busybox = shutil.which('busybox')
+    if not busybox or not deps.static(busybox):
+        raise Error('a static busybox is needed (apt-get install '
+                    'busybox-static)')
     with tempfile.TemporaryDirectory() as work:
         for name, lines in (('args', args), ('env', env)):
             with open(os.path.join(work, name), 'w') as f:
@@ -217,7 +213,7 @@ def initramfs(kernel, script, args, dest, stages=(), env=(), listing=None):
         tree.update(staged(stages))
         listing = listing or os.path.join(work, 'initramfs.list')
         with open(listing, 'w') as f:
-            f.writelines(t + '\n' for t in cpio_list(static_busybox(), tree))
+            f.writelines(t + '\n' for t in cpio_list(busybox, tree))
         with open(dest, 'wb') as f:
             if subprocess.run([gen, listing], stdout=f,
                               stdin=subprocess.DEVNULL).returncode:
