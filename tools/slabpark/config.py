@@ -28,10 +28,18 @@ class ConfigError(Exception):
     """A knob refused: 'NAME=VALUE: why'."""
 
 
-def posint(v):
-    if not v.isdigit() or int(v) == 0:
-        raise ValueError('must be a positive integer')
-    return int(v)
+def upto(most=None):
+    """a positive integer, up to MOST"""
+    def check(v):
+        if not v.isdigit() or int(v) == 0:
+            raise ValueError('must be a positive integer')
+        if most and int(v) > most:
+            raise ValueError('must be 1..%d' % most)
+        return int(v)
+    return check
+
+
+posint = upto()
 
 
 def flag(v):
@@ -71,16 +79,6 @@ def tasks(v):
     if max(out) > MAX_TASKS:
         raise ValueError('at most %d tasks' % MAX_TASKS)
     return out
-
-
-def upto(most):
-    """a positive integer up to MOST"""
-    def check(v):
-        n = posint(v)
-        if n > most:
-            raise ValueError('must be 1..%d' % most)
-        return n
-    return check
 
 
 def directory(v):
