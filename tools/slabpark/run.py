@@ -1,20 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make run: the knobs (slabpark.config), the build, the boots, the report.
-
-    python3 -m slabpark run                 make run
-    HOST=1 python3 -m slabpark run [--check-only]
-                                            make run HOST=1: tools/run-host.sh
-    python3 -m slabpark run --report DIR    the report of make run HOST=1's
-                                            runs in DIR/host
-    python3 -m slabpark device-kit [--test] [--out FILE]
-                                            make device-kit (device_kit)
+"""make run (python3 -m slabpark run), run --report DIR (make run
+HOST=1's runs in DIR/host, reported elsewhere) and make device-kit.
 
 A refused knob is one line "slabpark: error: NAME=VALUE: why", exit
-status 2, before anything is built.  make run boots the module
-comparison (tools/guest/guest-compare.sh) into RESULTS/guest/, or an
-experiment: BASE=1 (alternating boots base, patched, ..., BOOTS of
-each, into RESULTS/boot<NN>-<kernel>/), WORKLOAD=, MIN_PARTIAL=1 or
-FLUSH=1.  Then report.txt, summary.txt (printed) and the tables.
+status 2, before anything is built; HOST=1 hands over to
+tools/run-host.sh.  Otherwise the module comparison
+(tools/guest/guest-compare.sh) boots into RESULTS/guest/, or an
+experiment: BASE=1 (boots base, patched, ..., BOOTS of each, into
+RESULTS/boot<NN>-<kernel>/), WORKLOAD=, MIN_PARTIAL=1 or FLUSH=1.  Then
+report.txt, summary.txt (printed) and the tables.
 """
 
 import contextlib
