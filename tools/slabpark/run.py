@@ -127,24 +127,6 @@ def build(cfg, kernel: str) -> str:
     return _out(cmd)
 
 
-_STAGED: Dict[str, str] = {}
-
-
-def guest(cfg, bdir: str, out: str, cmd: List[str], stages: List[str],
-          env: List[str]) -> int:
-    """Boot BDIR's kernel with its stage (vm.stage, once a kernel) and
-    STAGES, run CMD there with ENV (NAME=VALUE), console and files into
-    OUT (vm.run); its status."""
-    if bdir not in _STAGED:
-        _STAGED[bdir] = vm.stage(bdir, say)
-    return vm.run(bdir, os.path.join(TOP, cmd[0]), cmd[1:], out,
-                  [_STAGED[bdir] + ':.'] + stages, cfg.NODES,
-                  cfg.CPUS_PER_NODE, env=env,
-                  timeout=None if cfg.env['GUEST_TIMEOUT']
-                  else guest_timeout(cfg),
-                  emit=lambda t: print(t, flush=True))
-
-
 def runs_line(cfg) -> str:
     """meta.txt's runs line: what ran (slabpark.comparison.asked reads
     MEASURE=1 and LOCKSTAT=1 in it)"""
@@ -229,13 +211,22 @@ def vm_run(cfg) -> int:
     facts.write_meta(results, where, runs_line(cfg), extra)
     boots = [(b, k) for b in range(cfg.BOOTS) for k in kernels(cfg)] \
         if cfg.BASE else [(0, kernels(cfg)[0])]
+    staged: Dict[str, str] = {}     # a kernel's, staged at its first boot
     for i, (b, k) in enumerate(boots):
         out = os.path.join(results, 'boot%02d-%s' % (i + 1, k)
                            if cfg.BASE else 'guest')
         print('== %s: %s kernel (%s)' % (os.path.basename(out), k,
                                          os.path.basename(builds[k])),
               flush=True)
-        rc = guest(cfg, builds[k], out, guest_cmd(cfg, k, b), stages, env)
+        if k not in staged:
+            staged[k] = vm.stage(builds[k], say)
+        cmd = guest_cmd(cfg, k, b)
+        rc = vm.run(builds[k], os.path.join(TOP, cmd[0]), cmd[1:], out,
+                    [staged[k] + ':.'] + stages, cfg.NODES,
+                    cfg.CPUS_PER_NODE, env=env,
+                    timeout=None if cfg.env['GUEST_TIMEOUT']
+                    else guest_timeout(cfg),
+                    emit=lambda t: print(t, flush=True))
         if rc:
             raise Failed('the %s boot %s failed (guest status %d; console: '
                          '%s/console.log)' % (k, out, rc, out))
