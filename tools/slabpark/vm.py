@@ -242,9 +242,6 @@ def boot(argv, timeout, console, emit):
     file CONSOLE and from SLABPARK-GUEST-START on (without CRs) to emit;
     (its exit status, whether it timed out).  SIGINT, SIGTERM, SIGHUP
     and an exception of emit stop it."""
-    old = {s: signal.signal(s, signal.default_int_handler)
-           for s in (signal.SIGTERM, signal.SIGHUP)}
-    expired = threading.Event()
     try:
         # timeout(1) ends QEMU a little after the timer even when this
         # process is killed (SIGKILL) and cannot stop it
@@ -254,6 +251,9 @@ def boot(argv, timeout, console, emit):
                              start_new_session=True)
     except OSError as e:
         raise Error('%s: %s' % (argv[0], e.strerror))
+    old = {s: signal.signal(s, signal.default_int_handler)
+           for s in (signal.SIGTERM, signal.SIGHUP)}
+    expired = threading.Event()
     timer = threading.Timer(timeout, lambda: (expired.set(), stop(p)))
     timer.daemon = True
     timer.start()
