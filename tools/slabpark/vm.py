@@ -325,20 +325,14 @@ def unpack_files(data, dest):
     return True
 
 
-def splat():
-    """The one kernel-problem regex of the project (also the
-    kselftest's).  Not kmemleak: its report is pr_info, which the
-    console (loglevel=5) never shows; the debug gate reads
-    /sys/kernel/debug/kmemleak."""
-    with open(os.path.join(check.TOP, 'selftests/slub_park/splat.ere')) as f:
-        return re.compile(f.read().strip())
-
-
 def problem(lines):
-    """(line number, the report) of the first kernel problem in LINES:
-    from its first line to the next '---[ end trace' or 60 lines; None
-    when there is none."""
-    regex = splat()
+    """(line number, the report) of the first kernel problem in LINES
+    (selftests/slub_park/splat.ere, also the kselftest's; not kmemleak,
+    whose pr_info report the console at loglevel=5 never shows: the
+    debug gate reads /sys/kernel/debug/kmemleak): from its first line to
+    the next '---[ end trace' or 60 lines; None when there is none."""
+    with open(os.path.join(check.TOP, 'selftests/slub_park/splat.ere')) as f:
+        regex = re.compile(f.read().strip())
     for i, t in enumerate(lines):
         if regex.search(t):
             report = [t]
