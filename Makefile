@@ -53,7 +53,7 @@ soak:
 	@PYTHONPATH=tools python3 -m slabpark soak
 
 device-kit:
-	@tools/vm/device-kit.sh $(if $(filter 1,$(DEVICE_KIT_TEST)),--test)
+	@PYTHONPATH=tools python3 -m slabpark device-kit $(if $(filter 1,$(DEVICE_KIT_TEST)),--test)
 
 kernel:
 	@tools/kernel/build-kernel.sh

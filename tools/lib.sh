@@ -1,19 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Shared helpers for the slabpark bench scripts: cache layout, stage
-# logging with elapsed time, and error reporting that names the log file.
-#
-# Sourced, never executed.
+# Sourced by the bench's bash scripts: the cache layout, progress lines
+# with the elapsed time, errors that name their log.
 
 SLABPARK_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SLABPARK_CACHE=${SLABPARK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/slabpark}
 SLABPARK_KVER_WANT=${SLABPARK_KVER_WANT:-7.3}
 SLABPARK_START=${SLABPARK_START:-$(date +%s)}
-export SLABPARK_TOP SLABPARK_CACHE SLABPARK_START
-
 SLABPARK_LOGDIR=${SLABPARK_LOGDIR:-$SLABPARK_CACHE/logs}
-export SLABPARK_LOGDIR
+export SLABPARK_TOP SLABPARK_CACHE SLABPARK_START SLABPARK_LOGDIR
 
 sp_elapsed() {
 	local now
@@ -68,32 +64,15 @@ sp_series_hash() {
 	sp_hash_files "$series" "${files[@]}"
 }
 
-# sp_copy_libs DIR BINARY...: every shared library the binaries load (ldd),
-# the dynamic loader among them, copied (dereferenced) into DIR; fails
-# when the loader is not among them.  For programs run from a kit or an
-# initramfs as DIR/ld-linux-x86-64.so.2 --library-path DIR BINARY.
-sp_copy_libs() {
-	local dir=$1 lib
-	shift
-	mkdir -p "$dir"
-	for lib in $(ldd "$@" | sed -n 's|.*=> \(/[^ ]*\) .*|\1|p; s|^[[:space:]]*\(/[^ ]*\) .*|\1|p' | sort -u); do
-		cp -L "$lib" "$dir/"
-	done
-	[ -f "$dir/ld-linux-x86-64.so.2" ] || sp_die "no ld-linux-x86-64.so.2 among the libraries of $*"
-}
-
 sp_jobs() {
 	nproc 2>/dev/null || echo 2
 }
 
-# sp_use_ccache: set up ccache for a kernel build; false when it is not
-# installed.  The caller then adds CC="ccache gcc" to make.
-# Depend mode: on a miss, ccache's default modes run the preprocessor
-# besides the compiler, which for kernel sources (large headers) made a
-# cold build 72% slower than plain gcc (kernel/ and fs/, base config: 223 s
-# against 130 s on 2 cores); depend mode hashes the sources and the
-# headers listed in the compiler's -MMD output instead: 152 s cold, 18 s
-# warm.  Kbuild always passes -Wp,-MMD.
+# sp_use_ccache: set up ccache for a kernel build (CC="ccache gcc"); false
+# when it is not installed.  Depend mode: the default modes also run the
+# preprocessor on a miss, which made a cold kernel/ and fs/ build 72%
+# slower than gcc (223 s against 130 s on 2 cores); depend mode hashes the
+# headers of Kbuild's -Wp,-MMD output instead: 152 s cold, 18 s warm.
 sp_use_ccache() {
 	command -v ccache >/dev/null 2>&1 || return 1
 	export CCACHE_DIR=${CCACHE_DIR:-$SLABPARK_CACHE/ccache}

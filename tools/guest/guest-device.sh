@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of the device kit (tools/vm/device-kit.sh): one boot of the
+# Guest side of the device kit (make device-kit, slabpark.run): one boot of the
 # many-CPU comparison.  The module's cross, local and balanced placements
 # (tools/guest/guest-compare.sh), then the mmap1 loop with each of TASKS
 # tasks (tools/guest/guest-workloads.sh).  On the patched kernel the

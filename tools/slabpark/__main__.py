@@ -1,41 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-"""python3 -m slabpark run | report|summary DIR | check | test | soak
-   | deps | slabstat | vm
-
-report DIR [--where W --runs R]: the report of a results directory,
-  printed and written to DIR/report.txt, with summary.txt (as 'summary'
-  writes it) beside it.  A module comparison (make run, make run HOST=1:
-  DIR/guest/files/runs or DIR/host/runs) gets slabpark.comparison's: the
-  full record, the noise floor, the placement, footprint, MEASURE=1,
-  SWEEP=sheaf and LOCKSTAT=1 tables its data have, <placement>.csv/.json,
-  summary.csv and parking.png; with --where (where it ran) and --runs
-  (runs x duration), first DIR/meta.txt (slabpark.facts).  Any other
-  directory (BASE=1's boots, WORKLOAD=, MIN_PARTIAL=1, the device kit's
-  boots) gets the experiments' tables (slabpark.report) and
-  summary-*.csv.
-summary DIR: writes DIR/summary.txt (<= 80 columns, <= 40 lines; the key
-  rows, beyond/within noise, a conclusion) and prints it.
-run [--check-only | --report DIR]: make run (slabpark.run), its knobs
-  in the environment (slabpark.config; run --help lists them).
-deps: the Debian packages the bench needs, installed as root
-  (slabpark.deps).
-check [STEP...] [--full] [--list]: make check (slabpark.check).
-test: the package's unit tests as KTAP (make check's step python).
-soak: make soak, a randomized long guest run (slabpark.steps.soak).
-slabstat {snap,diff,split,window,compare} ...: slabstat's analysis of
-  tools/guest/slab-dump.sh's dumps (slabpark.slabstat).
-vm {stage,run} ...: the guest's stage, a guest boot, for the shell
-  callers (slabpark.vm).
-Exit status: 0 ok, 1 no data or bad data, 2 usage.
+"""python3 -m slabpark COMMAND: the host side.  --help lists the
+commands but slabstat (tools/guest/slab-dump.sh's dumps,
+slabpark.slabstat), whose '--' argparse would take.  Exit status: 0 ok,
+1 no data or bad data, 2 usage.
 """
 
 import argparse
-import json
 import os
 import sys
 
-from . import (check, config, deps, ktap, run, slabstat, steps, summary,
-               vm)
+from . import check, config, deps, ktap, run, slabstat, steps, summary
 
 
 class Parser(argparse.ArgumentParser):
@@ -60,7 +34,8 @@ def main(argv=None) -> int:
                       "run HOST=1's runs in DIR/host (made without python3)")
     rp = sub.add_parser('report', help='the report of a results directory')
     rp.add_argument('results', help="a 'make run' results directory")
-    rp.add_argument('--where', help='where it ran, for DIR/meta.txt')
+    rp.add_argument('--where', default='',
+                    help='where it ran, for DIR/meta.txt')
     rp.add_argument('--runs', default='', help='runs x duration, for '
                     'DIR/meta.txt')
     sm = sub.add_parser('summary', help='DIR/summary.txt')
@@ -74,12 +49,18 @@ def main(argv=None) -> int:
     sub.add_parser('test', help="the package's unit tests, as KTAP")
     sub.add_parser('soak', help='make soak: a randomized long guest run')
     sub.add_parser('deps', help='the Debian packages the bench needs')
+    dk = sub.add_parser('device-kit', help='make device-kit: the tarball '
+                        'that runs the comparison on a lent many-core '
+                        'machine without a package registry')
+    dk.add_argument('--out', metavar='FILE', help='the tarball (default '
+                    '$SLABPARK_CACHE/device-kit/slabpark-kit.tar.xz)')
+    dk.add_argument('--test', action='store_true', help='then run it here '
+                    'as a 2 x 2 guest, one boot of each kernel, and print '
+                    'the report')
     argv = sys.argv[1:] if argv is None else argv
     # before argparse, which would take the '--' between compare's groups
     if argv[:1] == ['slabstat']:
         return slabstat.main(argv[1:])
-    if argv[:1] == ['vm']:
-        return vm.main(argv[1:])
     args = ap.parse_args(argv)
     if args.cmd == 'check':
         return check.main(steps.STEPS, args.steps, args.full, args.list)
@@ -89,21 +70,21 @@ def main(argv=None) -> int:
         return ktap.main_test(check.TOP)
     if args.cmd == 'run':
         return run.main(args.check_only, args.report)
+    if args.cmd == 'device-kit':
+        return run.main(kit=(args.out, args.test))
     if args.cmd == 'deps':
         check.setup_env()
         return deps.main()
     if not os.path.isdir(args.results):
         ap.error('%s: not a directory' % args.results)
-    name = 'slabpark %s' % args.cmd
     try:
         if args.cmd == 'summary':
             sys.stdout.write(summary.write(args.results))
             return 0
-        lines, _ = run.write_report(args.results, args.where or '',
-                                    args.runs)
-    except (FileNotFoundError, KeyError, ValueError,
-            json.JSONDecodeError, slabstat.Error) as e:
-        print('%s: %s' % (name, e), file=sys.stderr)
+        lines, _ = run.write_report(args.results, args.where, args.runs)
+    except (FileNotFoundError, KeyError, ValueError) as e:
+        # ValueError: json's and slabstat's errors too
+        print('slabpark %s: %s' % (args.cmd, e), file=sys.stderr)
         return 1
     sys.stdout.write('\n'.join(lines) + '\n')
     return 0

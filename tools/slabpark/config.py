@@ -28,10 +28,18 @@ class ConfigError(Exception):
     """A knob refused: 'NAME=VALUE: why'."""
 
 
-def posint(v):
-    if not v.isdigit() or int(v) == 0:
-        raise ValueError('must be a positive integer')
-    return int(v)
+def upto(most=None):
+    """a positive integer, up to MOST"""
+    def check(v):
+        if not v.isdigit() or int(v) == 0:
+            raise ValueError('must be a positive integer')
+        if most and int(v) > most:
+            raise ValueError('must be 1..%d' % most)
+        return int(v)
+    return check
+
+
+posint = upto()
 
 
 def flag(v):
@@ -71,16 +79,6 @@ def tasks(v):
     if max(out) > MAX_TASKS:
         raise ValueError('at most %d tasks' % MAX_TASKS)
     return out
-
-
-def upto(most):
-    """a positive integer up to MOST"""
-    def check(v):
-        n = posint(v)
-        if n > most:
-            raise ValueError('must be 1..%d' % most)
-        return n
-    return check
 
 
 def directory(v):
@@ -242,10 +240,10 @@ RULES = (
      'measures the series: not with PATCHES=none'),
     ('NODES', lambda c: c.NODES < 2 and set(c.PLACEMENTS) - {'local'},
      'cross and balanced need 2 nodes (use PLACEMENTS=local)'),
-    ('ALLOC_NODE', lambda c: not c.HOST and (c.ALLOC_NODE or 0) >= c.NODES,
-     lambda c: 'the guest has nodes 0..%d (NODES=%d)' % (c.NODES - 1, c.NODES)),
-    ('FREE_NODE', lambda c: not c.HOST and (c.FREE_NODE or 0) >= c.NODES,
-     lambda c: 'the guest has nodes 0..%d (NODES=%d)' % (c.NODES - 1, c.NODES)),
+    *((n, lambda c, n=n: not c.HOST and (getattr(c, n) or 0) >= c.NODES,
+       lambda c: 'the guest has nodes 0..%d (NODES=%d)' % (c.NODES - 1,
+                                                           c.NODES))
+      for n in ('ALLOC_NODE', 'FREE_NODE')),
     ('FREE_NODE', lambda c: not c.HOST and c.FREE_NODE is not None and
      c.FREE_NODE == c.ALLOC_NODE, 'the same node as ALLOC_NODE (cross and '
      'balanced free on another node)'),
@@ -262,14 +260,10 @@ RULES = (
      'builds base and patched 7.3.4 trees: not with KSRC='),
     ('HOST', lambda c: c.HOST and c.experiment(),
      'runs the module comparison only ' + NOT_PLAIN),
-    ('SWEEP', lambda c: c.SWEEP and c.experiment(),
-     'goes with the plain module comparison only ' + NOT_PLAIN),
-    ('MEASURE', lambda c: c.MEASURE and c.experiment(),
-     'goes with the plain module comparison only ' + NOT_PLAIN),
-    ('ALLOC_NODE', lambda c: c.ALLOC_NODE is not None and c.experiment(),
-     'goes with the plain module comparison only ' + NOT_PLAIN),
-    ('FREE_NODE', lambda c: c.FREE_NODE is not None and c.experiment(),
-     'goes with the plain module comparison only ' + NOT_PLAIN),
+    # given (not the default) in an experiment
+    *((n, lambda c, n=n: c.env[n] != BY_NAME[n].default and c.experiment(),
+       'goes with the plain module comparison only ' + NOT_PLAIN)
+      for n in ('SWEEP', 'MEASURE', 'ALLOC_NODE', 'FREE_NODE')),
     ('FLUSH', lambda c: c.FLUSH and (c.WORKLOAD or c.MIN_PARTIAL),
      'WORKLOAD, MIN_PARTIAL=1 and FLUSH=1: one at a time'),
     ('MIN_PARTIAL', lambda c: c.MIN_PARTIAL and c.WORKLOAD,

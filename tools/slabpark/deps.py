@@ -34,12 +34,15 @@ class Missing(Exception):
 
 
 def installed(pkg):
-    try:
-        p = subprocess.run(['dpkg-query', '-W', '-f=${Status}', pkg],
-                           capture_output=True, text=True)
-    except FileNotFoundError:
-        return False        # not Debian: say what to install, by name
-    return 'ok installed' in p.stdout
+    """False without dpkg-query (not Debian: the package is named)"""
+    return bool(shutil.which('dpkg-query')) and 'ok installed' in \
+        subprocess.run(['dpkg-query', '-W', '-f=${Status}', pkg],
+                       capture_output=True, text=True).stdout
+
+
+def static(path):
+    return 'statically linked' in subprocess.run(
+        ['file', '-L', path], capture_output=True, text=True).stdout
 
 
 def missing():
@@ -47,10 +50,8 @@ def missing():
     out = {pkg for cmd, pkg in PKG_OF.items() if not shutil.which(cmd)}
     # busybox must be the static one: it runs inside the guest
     bb = shutil.which('busybox')
-    if bb and shutil.which('file') and 'statically linked' not in \
-            subprocess.run(['file', '-L', bb], capture_output=True,
-                           text=True).stdout \
-            and not installed('busybox-static'):
+    if bb and shutil.which('file') and not static(bb) and \
+            not installed('busybox-static'):
         out.add('busybox-static')
     out.update(p for p in HEADER_PKGS if not installed(p))
     return sorted(out)

@@ -1,27 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make run: the knobs (slabpark.config), the build, the boots, the report.
+"""make run (python3 -m slabpark run), run --report DIR (make run
+HOST=1's runs in DIR/host, reported elsewhere) and make device-kit.
 
-    python3 -m slabpark run                 make run
-    HOST=1 python3 -m slabpark run [--check-only]
-                                            make run HOST=1: tools/run-host.sh
-    python3 -m slabpark run --report DIR    the report of make run HOST=1's
-                                            runs in DIR/host (from a box
-                                            without python3)
-
-The knobs are checked before anything is built (one line "slabpark:
-error: NAME=VALUE: why", exit status 2).  HOST=1 hands over to
-tools/run-host.sh with the knobs resolved.  Otherwise the build
-dependencies (slabpark.deps), the kernels (tools/kernel/build-kernel.sh),
-and the boots (guest(): slabpark.vm's stage and run): the
-module comparison (tools/guest/guest-compare.sh) into RESULTS/guest/, or
-an experiment, BASE=1 (alternating boots base, patched, base, ...,
-BOOTS of each, into RESULTS/boot<NN>-<kernel>/), WORKLOAD=, MIN_PARTIAL=1
-or FLUSH=1.  Then report.txt, summary.txt (printed) and the tables.
+A refused knob is one line "slabpark: error: NAME=VALUE: why", exit
+status 2, before anything is built; HOST=1 hands over to
+tools/run-host.sh.  Otherwise the module comparison
+(tools/guest/guest-compare.sh) boots into RESULTS/guest/, or an
+experiment: BASE=1 (boots base, patched, ..., BOOTS of each, into
+RESULTS/boot<NN>-<kernel>/), WORKLOAD=, MIN_PARTIAL=1 or FLUSH=1.  Then
+report.txt, summary.txt (printed) and the tables.
 """
 
+import contextlib
+import glob
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from typing import Dict, List
 
 from . import check, comparison, config, deps, facts, report, summary, vm
@@ -33,6 +30,14 @@ TOP = config.TOP
 # what a HOST=1 run keeps in RESULTS/host/knobs (tools/run-host.sh)
 HOST_KNOBS = ('RUNS', 'DURATION_MS', 'PLACEMENTS', 'LOCKSTAT', 'MEASURE',
               'SWEEP')
+# make device-kit: what each boot runs, the most a device run carries,
+# QEMU's TCG module and the firmware of a -nodefaults PC booted -kernel
+KIT_GUEST = ('tools/guest/guest-device.sh', '4000', '16 32')
+KIT_MAX_MIB = 60
+QEMU_TCG = '/usr/lib/x86_64-linux-gnu/qemu/accel-tcg-x86_64.so'
+QEMU_FIRMWARE = ('/usr/share/seabios/bios-256k.bin',
+                 '/usr/share/qemu/linuxboot_dma.bin',
+                 '/usr/share/qemu/kvmvapic.bin')
 
 
 class Failed(Exception):
@@ -100,10 +105,15 @@ def guest_timeout(cfg) -> int:
     return cfg.RUNS * per + 300
 
 
-def _out(cmd: List[str]) -> str:
+def say(text: str):
+    print(text, file=sys.stderr, flush=True)
+
+
+def _out(cmd: List[str], check: bool = True) -> str:
     """the last line of CMD's stdout (a directory it made)"""
-    return subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True,
-                          cwd=TOP).stdout.strip().splitlines()[-1]
+    out = subprocess.run(cmd, check=check, stdout=subprocess.PIPE, text=True,
+                         cwd=TOP).stdout.strip()
+    return out.splitlines()[-1] if out else ''
 
 
 def build(cfg, kernel: str) -> str:
@@ -115,24 +125,6 @@ def build(cfg, kernel: str) -> str:
     elif kernel == 'base' and cfg.BASE:
         cmd += ['--variant', 'base']
     return _out(cmd)
-
-
-_STAGED: Dict[str, str] = {}
-
-
-def guest(cfg, bdir: str, out: str, cmd: List[str], stages: List[str],
-          env: List[str]) -> int:
-    """Boot BDIR's kernel with its stage (vm.stage, once a kernel) and
-    STAGES, run CMD there with ENV (NAME=VALUE), console and files into
-    OUT (vm.run); its status."""
-    if bdir not in _STAGED:
-        _STAGED[bdir] = vm.stage(bdir, lambda t: print(t, file=sys.stderr))
-    return vm.run(bdir, os.path.join(TOP, cmd[0]), cmd[1:], out,
-                  [_STAGED[bdir] + ':.'] + stages, cfg.NODES,
-                  cfg.CPUS_PER_NODE, env=env,
-                  timeout=None if cfg.env['GUEST_TIMEOUT']
-                  else guest_timeout(cfg),
-                  emit=lambda t: print(t, flush=True))
 
 
 def runs_line(cfg) -> str:
@@ -156,9 +148,8 @@ def runs_line(cfg) -> str:
 
 
 def write_report(results: str, where: str = '', runs: str = ''):
-    """RESULTS' report.txt (slabpark.comparison's for a module
-    comparison, slabpark.report's tables otherwise; first meta.txt with
-    WHERE and RUNS where WHERE is given) and summary.txt: (the report's
+    """RESULTS' report.txt (slabpark.comparison's or slabpark.report's;
+    first meta.txt where WHERE is given) and summary.txt: (the report's
     lines, summary.txt's text)"""
     data = comparison.data_dir(results)
     if where:
@@ -170,13 +161,17 @@ def write_report(results: str, where: str = '', runs: str = ''):
     return lines, summary.write(results)
 
 
-def finish(results: str, where: str = '', runs: str = '') -> int:
-    """write_report(), summary.txt on the terminal (report.txt the full
-    record) and the files written (the report's last line)"""
+def report_of(results: str, where: str = '', runs: str = ''):
+    """write_report(), Failed when there is none"""
     try:
-        lines, short = write_report(results, where, runs)
+        return write_report(results, where, runs)
     except (FileNotFoundError, KeyError, ValueError) as e:
         raise Failed('no report: %s' % e)
+
+
+def finish(results: str, where: str = '', runs: str = '') -> int:
+    """summary.txt on the terminal and the files written"""
+    lines, short = report_of(results, where, runs)
     print('\n' + short + '\n' + lines[-1])
     return 0
 
@@ -214,27 +209,123 @@ def vm_run(cfg) -> int:
         extra['lock_stat'] = 'yes' if cfg.LOCKSTAT else 'no'
     where = 'TCG guest, %d nodes x %d vCPUs' % (cfg.NODES, cfg.CPUS_PER_NODE)
     facts.write_meta(results, where, runs_line(cfg), extra)
-    if cfg.BASE:
-        boots = [(b, k) for b in range(cfg.BOOTS) for k in kernels(cfg)]
-        outs = [os.path.join(results, 'boot%02d-%s' % (i + 1, k))
-                for i, (_, k) in enumerate(boots)]
-    else:
-        boots = [(0, kernels(cfg)[0])]
-        outs = [os.path.join(results, 'guest')]
-    for (b, k), out in zip(boots, outs):
+    boots = [(b, k) for b in range(cfg.BOOTS) for k in kernels(cfg)] \
+        if cfg.BASE else [(0, kernels(cfg)[0])]
+    staged: Dict[str, str] = {}     # a kernel's, staged at its first boot
+    for i, (b, k) in enumerate(boots):
+        out = os.path.join(results, 'boot%02d-%s' % (i + 1, k)
+                           if cfg.BASE else 'guest')
         print('== %s: %s kernel (%s)' % (os.path.basename(out), k,
                                          os.path.basename(builds[k])),
               flush=True)
-        rc = guest(cfg, builds[k], out, guest_cmd(cfg, k, b), stages, env)
+        if k not in staged:
+            staged[k] = vm.stage(builds[k], say)
+        cmd = guest_cmd(cfg, k, b)
+        rc = vm.run(builds[k], os.path.join(TOP, cmd[0]), cmd[1:], out,
+                    [staged[k] + ':.'] + stages, cfg.NODES,
+                    cfg.CPUS_PER_NODE, env=env,
+                    timeout=None if cfg.env['GUEST_TIMEOUT']
+                    else guest_timeout(cfg),
+                    emit=lambda t: print(t, flush=True))
         if rc:
             raise Failed('the %s boot %s failed (guest status %d; console: '
                          '%s/console.log)' % (k, out, rc, out))
     return finish(results)
 
 
-def main(check_only: bool = False, report_dir: str = '') -> int:
+def make_kit(kit: str):
+    """make device-kit's tree KIT (see device_kit)"""
+    kernels = []
+    for k in ('base', 'patched'):
+        bdir = _out([os.path.join(TOP, 'tools/kernel/build-kernel.sh')] +
+                    (['--variant', 'base'] if k == 'base' else []))
+        os.makedirs(os.path.join(kit, k))
+        shutil.copy(os.path.join(bdir, 'arch/x86/boot/bzImage'),
+                    os.path.join(kit, k))
+        vm.initramfs(bdir, os.path.join(TOP, KIT_GUEST[0]), KIT_GUEST[1:],
+                     os.path.join(kit, k, 'initramfs.cpio'),
+                     [vm.stage(bdir, say) + ':.'])
+        kernels.append('  %s: %s' % (k, os.path.basename(bdir)))
+    if not os.path.isfile(QEMU_TCG):
+        raise Failed("no %s (Debian's qemu-system-x86 has it)" % QEMU_TCG)
+    qemu = shutil.which('qemu-system-x86_64')
+    for d, files in (('bin', [qemu]), ('modules', [QEMU_TCG]),
+                     ('share', QEMU_FIRMWARE)):
+        os.makedirs(os.path.join(kit, 'qemu', d))
+        for f in files:
+            shutil.copy(f, os.path.join(kit, 'qemu', d))
+    vm.copy_libs(os.path.join(kit, 'qemu/lib'), qemu, QEMU_TCG)
+    shutil.copy(os.path.join(TOP, 'tools/vm/device-run.sh'),
+                os.path.join(kit, 'run.sh'))
+    with open(os.path.join(kit, 'VERSION'), 'w') as f:
+        f.write('\n'.join(['slabpark %s, series %s, built %s' % (
+            _out(['git', 'describe', '--always', '--dirty'], False),
+            _out(['bash', '-c', '. tools/lib.sh && sp_series_hash']),
+            time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime()))] + kernels) +
+            '\n')
+
+
+def try_kit(tarball: str, work: str):
+    """make device-kit DEVICE_KIT_TEST=1: TARBALL run here (see
+    device_kit)"""
+    subprocess.run(['tar', '-C', work, '-xJf', tarball], check=True)
+    say('[%s] device kit test: the tarball as a 2 x 2 guest, one boot of each '
+        'kernel' % check.elapsed())
+    subprocess.run([os.path.join(work, 'slabpark-kit/run.sh'),
+                    os.path.join(work, 'out')], stdout=sys.stderr,
+                   check=True, env=dict(os.environ, CPUS_PER_NODE='2',
+                                        MEM_PER_NODE='1024', BOOTS='1'))
+    res = os.path.join(os.environ['SLABPARK_CACHE'], 'device-kit',
+                       time.strftime('test-%Y%m%d-%H%M%S'))
+    shutil.copytree(os.path.join(work, 'out'), res, symlinks=True)
+    # the kernel problems a guest boot (slabpark.vm) fails on
+    if subprocess.run(['grep', '-lE', '-f', 'selftests/slub_park/splat.ere',
+                       *sorted(glob.glob(res + '/boot*/console.log'))],
+                      cwd=TOP, stdin=subprocess.DEVNULL,
+                      stdout=sys.stderr).returncode == 0:
+        raise Failed('device kit test: a kernel reported a problem (the '
+                     'consoles above)')
+    say('\n'.join(report_of(res)[0]))
+    say('[%s] device kit test passed: %s' % (check.elapsed(), res))
+
+
+def device_kit(tarball: str, test: bool) -> int:
+    """make device-kit: one tarball (at most KIT_MAX_MIB) that runs the
+    many-CPU comparison on a machine with no package registry: QEMU with
+    its libraries, TCG module and firmware, the base and the patched
+    kernel with their initramfs, and run.sh (tools/vm/device-run.sh:
+    there, tar xJf slabpark-kit.tar.xz && OUT=DIR slabpark-kit/run.sh;
+    back here, python3 -m slabpark report OUT).  TEST: then run it here
+    as a 2 x 2 guest, one boot of each kernel, and print the report."""
+    tarball = os.path.abspath(tarball or os.path.join(
+        os.environ['SLABPARK_CACHE'], 'device-kit', 'slabpark-kit.tar.xz'))
+    with contextlib.redirect_stdout(sys.stderr):
+        if deps.main():
+            return 1
+    with tempfile.TemporaryDirectory() as work:
+        make_kit(os.path.join(work, 'slabpark-kit'))
+        os.makedirs(os.path.dirname(tarball), exist_ok=True)
+        subprocess.run(['tar', '-C', work, '-cJf', tarball, 'slabpark-kit'],
+                       check=True)
+    mib = (os.path.getsize(tarball) + 1048575) // 1048576
+    if mib > KIT_MAX_MIB:
+        raise Failed('%s is %d MiB, over %d MiB' % (tarball, mib, KIT_MAX_MIB))
+    say('[%s] device kit: %s (%d MiB, at most %d)' % (
+        check.elapsed(), tarball, mib, KIT_MAX_MIB))
+    print(tarball, flush=True)
+    if test:
+        with tempfile.TemporaryDirectory() as work:
+            try_kit(tarball, work)
+    return 0
+
+
+def main(check_only: bool = False, report_dir: str = '',
+         kit=None) -> int:
+    """make run, run --report DIR, or KIT (device_kit's arguments)"""
     check.setup_env()
     try:
+        if kit:
+            return device_kit(*kit)
         if report_dir:
             return host_report(report_dir)
         cfg = config.load()

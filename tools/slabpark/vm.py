@@ -2,55 +2,35 @@
 """The guest: a NUMA guest under QEMU with a busybox initramfs that runs
 one script, as tools/testing/kunit/kunit_kernel.py is kunit's.
 
-    stage(build_dir) -> DIR       the guest's /slabpark tree for a kernel
-    stage_stress_ng() -> DIR      Debian's stress-ng with its libraries
-    initramfs(kernel, script, args, dest, stages, env)
-    run(kernel, script, args, out, ...) -> status
-
-run's guest runs SCRIPT as /slabpark/run.sh under busybox sh (its /init
+run() boots a kernel build running SCRIPT as /slabpark/run.sh (its /init
 is tools/vm/init); what it writes under /slabpark/out/ comes back in
-OUT/files/.  Its console from SLABPARK-GUEST-START on goes to emit, line
-by line (a step's KTAP nesting and log in make check); all of it to
-OUT/console.log.  QEMU uses TCG (-accel tcg,thread=multi -cpu max)
-unless KVM=1; the guest is given up after GUEST_TIMEOUT seconds (default
-1800) unless timeout= says.  Status: 0 ok; 1 the script failed; 2 the
-kernel reported a problem (selftests/slub_park/splat.ere: panic, oops,
-BUG, WARNING, lockdep, KASAN, hung task, ...; OUT/problem.txt); 3
-timeout or no exit marker.  Bad arguments and missing pieces raise
-Error.  SIGINT and SIGTERM stop QEMU.
-
-For the shell callers (tools/vm/device-kit.sh):
-    python3 -m slabpark vm stage BUILD_DIR
-    python3 -m slabpark vm run --kernel BUILD_DIR [--stage SRC[:DST]]...
-        [--env NAME=VALUE]... [--append ARGS] [--nodes N]
-        [--cpus-per-node C] [--mem-per-node MB] [--shape SHAPE]
-        [--timeout S] [--out DIR] [--initramfs FILE] -- SCRIPT [ARGS...]
---initramfs FILE writes the initramfs only, booting nothing.  Exit
-status: run's; 5 for a bad argument or setup error (not 4, which
-callers read as a kselftest SKIP).
+OUT/files/.  Its console from SLABPARK-GUEST-START on goes to emit, all
+of it to OUT/console.log.  TCG unless KVM=1; given up after
+GUEST_TIMEOUT seconds (default 1800) unless timeout= says.  Status: 0
+ok; 1 the script failed; 2 the kernel reported a problem
+(selftests/slub_park/splat.ere; OUT/problem.txt); 3 timeout or no exit
+marker.  Bad arguments and missing pieces raise Error.  SIGINT, SIGTERM
+and SIGHUP stop QEMU.
 """
 
-import argparse
 import base64
-import binascii
 import io
+import itertools
 import os
 import re
 import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import tarfile
 import tempfile
 import threading
-import time
 import zlib
 from typing import NamedTuple, Optional, Tuple
 
-from . import check, config
+from . import check, config, deps
 
-USAGE_STATUS = 5
+MEM_MIB = 1024      # a node's memory
 
 
 class Error(Exception):
@@ -58,105 +38,80 @@ class Error(Exception):
 
 
 class Topology(NamedTuple):
-    """-smp's sockets, cores a socket and threads a core; each node's
-    CPUs ('' none) and whether it has memory; each node's socket for the
-    distance table (10 local, 11 within a socket, 21 across), or None for
-    QEMU's default."""
+    """-smp's sockets and cores a socket (a thread each); each node's CPUs
+    ('' none); each node's socket for the distance table (10 local, 11
+    within a socket, 21 across), or None for QEMU's default."""
     sockets: int
     cores: int
-    threads: int
     cpus: Tuple[str, ...]
-    memory: Tuple[bool, ...]
     socket: Optional[Tuple[int, ...]] = None
 
 
-# --shape: instead of --nodes and --cpus-per-node
 SHAPES = {
     # 4 nodes, 4 vCPUs, 2 sockets: as the guest numbers them (memory-only
     # nodes last), node 0 (CPU 0) and node 1 (CPU 1) on socket 0
     # (SNC-2-like), node 2 (CPUs 2-3) on socket 1, node 3 memory without
     # CPUs; each vCPU a package of its own (QEMU's LLC is per package:
     # one split over nodes is a kernel WARNING)
-    'cpuless4': Topology(4, 1, 1, ('0', '', '1', '2-3'), (True,) * 4,
-                         (0, 0, 0, 1)),
-    # 2 nodes, one a socket, each socket one core of 2 SMT threads (CPUs
-    # 0-1 node 0, 2-3 node 1): local's freers run on the allocators'
-    # sibling threads
-    'smt': Topology(2, 1, 2, ('0-1', '2-3'), (True, True)),
-    # 2 nodes with 2 vCPUs each, node 1 without memory (its -numa node
-    # has no memdev): a freer node without normal memory
-    'memless': Topology(2, 2, 1, ('0-1', '2-3'), (True, False)),
+    'cpuless4': Topology(4, 1, ('0', '', '1', '2-3'), (0, 0, 0, 1)),
 }
 
 
 def topology(nodes=2, cpus_per_node=2, shape=None):
-    """The guest's Topology: SHAPE's, else NODES (1..8) sockets, a node
-    each, of CPUS_PER_NODE (1..32) vCPUs."""
+    """SHAPE's Topology, else NODES sockets of a node of CPUS_PER_NODE
+    vCPUs each."""
     if shape is not None:
         if shape not in SHAPES:
             raise Error('--shape %s: unknown (%s)' % (shape, ', '.join(SHAPES)))
         return SHAPES[shape]
-    if not isinstance(nodes, int) or not 1 <= nodes <= config.MAX_NODES:
+    if not 1 <= nodes <= config.MAX_NODES:
         raise Error('--nodes must be 1..%d, not %r'
                     % (config.MAX_NODES, nodes))
-    if not isinstance(cpus_per_node, int) or \
-            not 1 <= cpus_per_node <= config.MAX_CPUS_PER_NODE:
+    if not 1 <= cpus_per_node <= config.MAX_CPUS_PER_NODE:
         raise Error('--cpus-per-node must be 1..%d, not %r' % (
             config.MAX_CPUS_PER_NODE, cpus_per_node))
     c = cpus_per_node
-    return Topology(nodes, c, 1, tuple('%d-%d' % (n * c, n * c + c - 1)
-                                       for n in range(nodes)),
-                    (True,) * nodes)
+    return Topology(nodes, c, tuple('%d-%d' % (n * c, n * c + c - 1)
+                                    for n in range(nodes)))
 
 
-def qemu_argv(bzimage, initrd, data, topo, mem_per_node=1024, append='',
-              kvm=False):
+def qemu_argv(bzimage, initrd, data, topo, append='', kvm=False):
     """QEMU's command line: the console on stdout, the guest's files
     (ttyS1) into DATA."""
-    vcpus = topo.sockets * topo.cores * topo.threads
     argv = ['qemu-system-x86_64', '-nodefaults', '-nographic', '-no-reboot',
-            '-smp', '%d,sockets=%d,cores=%d,threads=%d' % (
-                vcpus, topo.sockets, topo.cores, topo.threads),
-            '-m', '%dM' % (sum(topo.memory) * mem_per_node),
+            '-smp', '%d,sockets=%d,cores=%d,threads=1' % (
+                topo.sockets * topo.cores, topo.sockets, topo.cores),
+            '-m', '%dM' % (len(topo.cpus) * MEM_MIB),
             '-serial', 'stdio', '-serial', 'file:' + data,
             '-kernel', bzimage, '-initrd', initrd]
     argv += ['-accel', 'kvm', '-cpu', 'host'] if kvm else \
         ['-accel', 'tcg,thread=multi', '-cpu', 'max']
-    for n, (cpus, mem) in enumerate(zip(topo.cpus, topo.memory)):
-        node = 'node,nodeid=%d' % n + (',cpus=' + cpus if cpus else '')
-        if mem:
-            argv += ['-object', 'memory-backend-ram,id=mem%d,size=%dM'
-                     % (n, mem_per_node)]
-            node += ',memdev=mem%d' % n
-        argv += ['-numa', node]
-    if topo.socket:
-        s = topo.socket
-        for n in range(len(s)):
-            argv += [a for m in range(n + 1, len(s)) for a in (
-                '-numa', 'dist,src=%d,dst=%d,val=%d'
-                % (n, m, 11 if s[n] == s[m] else 21))]
+    for n, cpus in enumerate(topo.cpus):
+        argv += ['-object', 'memory-backend-ram,id=mem%d,size=%dM'
+                 % (n, MEM_MIB), '-numa', 'node,nodeid=%d%s,memdev=mem%d'
+                 % (n, ',cpus=' + cpus if cpus else '', n)]
+    s = topo.socket or ()
+    for n, m in itertools.combinations(range(len(s)), 2):
+        argv += ['-numa', 'dist,src=%d,dst=%d,val=%d'
+                 % (n, m, 11 if s[n] == s[m] else 21)]
     # no_timer_check: under TCG on a loaded host the IO-APIC timer check
-    # can fail spuriously and panic the boot.
-    # loglevel=5 after quiet: warnings (WARN, lockdep, KASAN) reach the
-    # console.
-    # oops=panic: an oops in a kthread that holds a spinlock (as a list
-    # corruption under list_lock does) leaves the other vCPUs spinning on
-    # it and the guest hung until the timeout; with oops=panic and
-    # panic=-1 the guest stops at once (-no-reboot) and the report is the
-    # last thing on the console.
+    # can fail spuriously and panic the boot.  loglevel=5 after quiet:
+    # warnings (WARN, lockdep, KASAN) reach the console.  oops=panic: an
+    # oops in a kthread that holds a spinlock (a list corruption under
+    # list_lock) leaves the other vCPUs spinning on it until the timeout;
+    # with panic=-1 and -no-reboot the guest stops at once, the report
+    # last on the console.
     return argv + ['-append', 'console=ttyS0 panic=-1 oops=panic quiet '
                    'loglevel=5 no_timer_check rdinit=/init' + append]
 
 
 def kernel_append(kernel, append=''):
     """APPEND with what KERNEL's configuration needs.  no5lvl with
-    generic KASAN: -cpu max offers LA57, and identify_cpu() clears
-    boot_cpu_data's capabilities with interrupts on, before the
-    alternatives are patched; an interrupt in that window sees
-    pgtable_l5_enabled() false, so KASAN takes a 5-level direct-map
-    address for a wild access ("BUG: KASAN: wild-memory-access in
-    rcu_is_watching", seen once in ~20 debug boots).  A 7.3 x86 boot race,
-    not a slab one."""
+    generic KASAN: -cpu max offers LA57, and an interrupt between
+    identify_cpu() clearing the capabilities and the alternatives'
+    patching sees pgtable_l5_enabled() false, so KASAN takes a 5-level
+    direct-map address for a wild access (seen once in ~20 debug boots;
+    a 7.3 x86 boot race, not a slab one)."""
     a = ' ' + append if append else ''
     try:
         with open(os.path.join(kernel, '.config')) as f:
@@ -197,20 +152,15 @@ def staged(stages):
     tree = {}
     for s in stages:
         src, colon, dst = s.partition(':')
-        if not colon:
-            dst = os.path.basename(src.rstrip('/'))
         if not os.path.exists(src):
             raise Error('--stage %s: no such file' % src)
-        top = os.path.normpath(os.path.join('slabpark', dst))
-        if top != 'slabpark' and not top.startswith('slabpark/'):
-            raise Error('--stage %s: %s is outside /slabpark' % (s, dst))
+        top = os.path.normpath(os.path.join(
+            'slabpark', dst if colon else os.path.basename(src.rstrip('/'))))
         parts = top.split('/')
         for i in range(1, len(parts)):
             tree['/'.join(parts[:i])] = ('dir', None, '0755')
-        if not os.path.isdir(src):
-            tree[top] = _entry(src)
-            continue
-        tree[top] = ('dir', None, '0755')
+        tree[top] = ('dir', None, '0755') if os.path.isdir(src) else \
+            _entry(src)
         for d, dirs, files in os.walk(src):
             for name in dirs + files:
                 p = os.path.join(d, name)
@@ -239,21 +189,6 @@ def cpio_list(busybox, tree):
     return lines
 
 
-def static_busybox():
-    bb = shutil.which('busybox')
-    if not bb or 'statically linked' not in subprocess.run(
-            ['file', '-L', bb], capture_output=True, text=True).stdout:
-        raise Error('a static busybox is needed (apt-get install '
-                    'busybox-static)')
-    return bb
-
-
-def check_env(env):
-    for e in env:
-        if not re.match(r'[A-Za-z_][A-Za-z0-9_]*=', e) or '\n' in e:
-            raise Error("--env '%s': not NAME=VALUE (one line)" % e)
-
-
 def initramfs(kernel, script, args, dest, stages=(), env=(), listing=None):
     """Write KERNEL's (a build directory's) initramfs for SCRIPT ARGS,
     with STAGES (SRC[:DST]) and the guest script's environment ENV
@@ -263,7 +198,10 @@ def initramfs(kernel, script, args, dest, stages=(), env=(), listing=None):
         raise Error('no %s (kernel built without BLK_DEV_INITRD?)' % gen)
     if not os.path.isfile(script):
         raise Error('no guest script %s' % script)
-    check_env(env)
+    busybox = shutil.which('busybox')
+    if not busybox or not deps.static(busybox):
+        raise Error('a static busybox is needed (apt-get install '
+                    'busybox-static)')
     with tempfile.TemporaryDirectory() as work:
         for name, lines in (('args', args), ('env', env)):
             with open(os.path.join(work, name), 'w') as f:
@@ -275,7 +213,7 @@ def initramfs(kernel, script, args, dest, stages=(), env=(), listing=None):
         tree.update(staged(stages))
         listing = listing or os.path.join(work, 'initramfs.list')
         with open(listing, 'w') as f:
-            f.writelines(t + '\n' for t in cpio_list(static_busybox(), tree))
+            f.writelines(t + '\n' for t in cpio_list(busybox, tree))
         with open(dest, 'wb') as f:
             if subprocess.run([gen, listing], stdout=f,
                               stdin=subprocess.DEVNULL).returncode:
@@ -302,13 +240,8 @@ def stop(p):
 def boot(argv, timeout, console, emit):
     """Run ARGV (QEMU) for at most TIMEOUT seconds, its output into the
     file CONSOLE and from SLABPARK-GUEST-START on (without CRs) to emit;
-    (its exit status, whether it timed out).  SIGINT, SIGTERM and an
-    exception of emit stop it."""
-    main = threading.current_thread() is threading.main_thread()
-    if main:
-        old = {s: signal.signal(s, signal.default_int_handler)
-               for s in (signal.SIGTERM, signal.SIGHUP)}
-    expired = threading.Event()
+    (its exit status, whether it timed out).  SIGINT, SIGTERM, SIGHUP
+    and an exception of emit stop it."""
     try:
         # timeout(1) ends QEMU a little after the timer even when this
         # process is killed (SIGKILL) and cannot stop it
@@ -318,6 +251,9 @@ def boot(argv, timeout, console, emit):
                              start_new_session=True)
     except OSError as e:
         raise Error('%s: %s' % (argv[0], e.strerror))
+    old = {s: signal.signal(s, signal.default_int_handler)
+           for s in (signal.SIGTERM, signal.SIGHUP)}
+    expired = threading.Event()
     timer = threading.Timer(timeout, lambda: (expired.set(), stop(p)))
     timer.daemon = True
     timer.start()
@@ -341,9 +277,8 @@ def boot(argv, timeout, console, emit):
     finally:
         p.stdout.close()
         timer.cancel()
-        if main:
-            for s, h in old.items():
-                signal.signal(s, h)
+        for s, h in old.items():
+            signal.signal(s, h)
     return p.returncode, expired.is_set()
 
 
@@ -367,18 +302,16 @@ def unpack_files(data, dest):
             lines = f.read().decode('ascii', 'replace').splitlines()
     except OSError:
         return True
-    begin = [i for i, t in enumerate(lines)
-             if t.startswith('SLABPARK-FILES-BEGIN')]
-    if not begin:
+    lines = list(itertools.dropwhile(
+        lambda t: not t.startswith('SLABPARK-FILES-BEGIN'), lines))
+    if not lines:
         return True
-    body = []
-    for t in lines[begin[0] + 1:]:
-        if t.startswith('SLABPARK-FILES-END'):
-            break
-        body.append(t.strip())
+    body = itertools.takewhile(
+        lambda t: not t.startswith('SLABPARK-FILES-END'), lines[1:])
     os.makedirs(dest, exist_ok=True)
     try:
-        blob = base64.b64decode(''.join(body), validate=True)
+        blob = base64.b64decode(''.join(t.strip() for t in body),
+                                validate=True)
         with tarfile.open(fileobj=io.BytesIO(blob), mode='r:gz') as tar:
             if hasattr(tarfile, 'data_filter'):
                 tar.extractall(dest, filter='data')
@@ -387,28 +320,19 @@ def unpack_files(data, dest):
                 tar.extractall(dest)
             else:
                 return False
-    except (binascii.Error, tarfile.TarError, EOFError, zlib.error,
-            OSError):
+    except (ValueError, tarfile.TarError, EOFError, zlib.error, OSError):
         return False
     return True
 
 
-def splat():
-    """The one kernel-problem regex of the project (also the
-    kselftest's).  Lockdep reports start with "WARNING:".  kmemleak is
-    not in it: its report is pr_info, which the console (loglevel=5)
-    never shows, and the debug gate's kmemleak test reads
-    /sys/kernel/debug/kmemleak instead (where slub_kunit's deliberate
-    leak is expected)."""
-    with open(os.path.join(check.TOP, 'selftests/slub_park/splat.ere')) as f:
-        return re.compile(f.read().strip())
-
-
 def problem(lines):
-    """(line number, the report) of the first kernel problem in LINES:
-    from its first line to the next '---[ end trace' or 60 lines; None
-    when there is none."""
-    regex = splat()
+    """(line number, the report) of the first kernel problem in LINES
+    (selftests/slub_park/splat.ere, also the kselftest's; not kmemleak,
+    whose pr_info report the console at loglevel=5 never shows: the
+    debug gate reads /sys/kernel/debug/kmemleak): from its first line to
+    the next '---[ end trace' or 60 lines; None when there is none."""
+    with open(os.path.join(check.TOP, 'selftests/slub_park/splat.ere')) as f:
+        regex = re.compile(f.read().strip())
     for i, t in enumerate(lines):
         if regex.search(t):
             report = [t]
@@ -421,10 +345,9 @@ def problem(lines):
 
 
 def decode(kernel, report):
-    """The kernel's scripts/decode_stacktrace.sh on the report file
-    REPORT (symbols to file:line where vmlinux has debug info, the Code:
-    line disassembled) when the build has vmlinux and its source tree
-    the script; else the report as it is."""
+    """The lines of the report file REPORT through the kernel's
+    scripts/decode_stacktrace.sh where the build has vmlinux and its
+    source tree the script; else as it is."""
     src = source_tree(kernel) or ''
     dec = os.path.join(src, 'scripts/decode_stacktrace.sh')
     vmlinux = os.path.join(kernel, 'vmlinux')
@@ -441,63 +364,29 @@ def decode(kernel, report):
         return f.read().splitlines()
 
 
-def verdict(lines, timed_out, qemu_status, timeout):
-    """(status, message) of a boot whose console was LINES: 2 on a
-    kernel problem (the message then its first line), 3 timed out or no
-    SLABPARK-GUEST-RC= marker, 1 the script failed, 0 ok."""
-    found = problem(lines)
-    if found:
-        return 2, 'the kernel reported a problem at console line %d' % \
-            found[0]
-    if timed_out:
-        return 3, 'guest timed out after %ds' % timeout
-    rcs = [m.group(1) for m in (re.match(r'SLABPARK-GUEST-RC=([0-9]+)', t)
-                                for t in lines) if m]
-    if not rcs:
-        return 3, 'the guest ended without an exit marker (qemu status %d)' \
-            % qemu_status
-    if rcs[-1] != '0':
-        return 1, 'guest script exited with %s' % rcs[-1]
-    return 0, None
-
-
 def number(text, name):
     if not re.fullmatch('[0-9]+', text or '') or int(text) < 1:
         raise Error('%s: not a positive number: %r' % (name, text))
     return int(text)
 
 
-def run(kernel, script, args=(), out=None, stages=(), nodes=2,
-        cpus_per_node=2, mem_per_node=1024, shape=None, env=(), append='',
-        timeout=None, emit=print):
+def run(kernel, script, args, out, stages=(), nodes=2, cpus_per_node=2,
+        shape=None, env=(), append='', timeout=None, emit=print):
     """Boot KERNEL (a build directory) running SCRIPT ARGS with STAGES
-    (SRC[:DST], as initramfs), the guest script's environment ENV
-    (NAME=VALUE), NODES x CPUS_PER_NODE vCPUs (or SHAPE, a key of
-    SHAPES), more kernel arguments APPEND; console.log, console.txt,
-    qemu.cmd, initramfs.list, files/ (and problem.txt) in OUT (default: a
-    new directory under $SLABPARK_CACHE/runs).  Its status (the module's
-    docstring); its messages and console to emit."""
-    env_sh = check.setup_env()
+    (SRC[:DST]), the guest script's environment ENV (NAME=VALUE), NODES
+    x CPUS_PER_NODE vCPUs (or SHAPE), more kernel arguments APPEND;
+    console.log, console.txt, qemu.cmd, initramfs.list, files/ (and
+    problem.txt) in OUT.  Its status; its messages and console to emit."""
     if timeout is None:
         timeout = number(os.environ.get('GUEST_TIMEOUT') or '1800',
                          'GUEST_TIMEOUT')
-    elif not isinstance(timeout, int) or timeout < 1:
-        raise Error('--timeout must be a positive number of seconds, not %r'
-                    % (timeout,))
     topo = topology(nodes, cpus_per_node, shape)
-    if not isinstance(mem_per_node, int) or mem_per_node < 1:
-        raise Error('--mem-per-node must be a positive number of MiB')
     bzimage = os.path.join(kernel, 'arch/x86/boot/bzImage')
     if not os.path.isfile(bzimage):
         raise Error('no kernel image %s (build it first)' % bzimage)
     if not shutil.which('qemu-system-x86_64'):
         raise Error('qemu-system-x86_64 is missing (apt-get install '
                     'qemu-system-x86)')
-    if out is None:
-        runs = os.path.join(env_sh['SLABPARK_CACHE'], 'runs')
-        os.makedirs(runs, exist_ok=True)
-        out = tempfile.mkdtemp(prefix=time.strftime('%Y%m%d-%H%M%S-'),
-                               dir=runs)
     os.makedirs(out, exist_ok=True)
     for f in ('files', 'initramfs.list', 'console.log', 'console.txt',
               'data.b64', 'problem.txt', 'problem.txt.decoded'):
@@ -513,13 +402,13 @@ def run(kernel, script, args=(), out=None, stages=(), nodes=2,
         initrd = os.path.join(work, 'initramfs.cpio')
         initramfs(kernel, script, args, initrd, stages, env,
                   os.path.join(out, 'initramfs.list'))
-        argv = qemu_argv(bzimage, initrd, data, topo, mem_per_node,
+        argv = qemu_argv(bzimage, initrd, data, topo,
                          kernel_append(kernel, append), kvm)
         with open(os.path.join(out, 'qemu.cmd'), 'w') as f:
             f.write(shlex.join(argv) + '\n')
         emit('[%s] booting %d-node %sguest (%d vCPUs, %s): %s (console: %s)'
              % (check.elapsed(), len(topo.cpus), shape + ' ' if shape else '',
-                topo.sockets * topo.cores * topo.threads,
+                topo.sockets * topo.cores,
                 'KVM' if kvm else 'TCG',
                 ' '.join([os.path.basename(script), *args]), console))
         qrc, timed_out = boot(argv, timeout, console, emit)
@@ -530,35 +419,42 @@ def run(kernel, script, args=(), out=None, stages=(), nodes=2,
     with open(os.path.join(out, 'console.txt'), 'w') as f:
         f.write(text)
     lines = text.splitlines()
-    status, why = verdict(lines, timed_out, qrc, timeout)
-    if status == 2:
+    found = problem(lines)
+    rcs = [m.group(1) for m in map(
+        re.compile('SLABPARK-GUEST-RC=([0-9]+)').match, lines) if m]
+    if found:
         report = os.path.join(out, 'problem.txt')
         with open(report, 'w') as f:
-            f.write('\n'.join(problem(lines)[1]) + '\n')
-        emit('guest: FAIL: %s:' % why)
-        for t in decode(kernel, report):
+            f.write('\n'.join(found[1]) + '\n')
+        emit('guest: FAIL: the kernel reported a problem at console line '
+             '%d:' % found[0])
+        for t in decode(kernel, report) + ['guest: full console: ' + console]:
             emit(t)
-        emit('guest: full console: %s' % console)
-    elif status == 3:
-        emit('guest: FAIL: %s' % why)
-        emit('---- last console lines (%s) ----' % console)
-        for t in lines[-40:]:
+        return 2
+    if timed_out or not rcs:
+        emit('guest: FAIL: ' + ('guest timed out after %ds' % timeout
+                                if timed_out else 'the guest ended without '
+                                'an exit marker (qemu status %d)' % qrc))
+        for t in ['---- last console lines (%s) ----' % console] + \
+                lines[-40:] + ['----']:
             emit(t)
-        emit('----')
-    elif status:
-        emit('guest: FAIL: %s' % why)
-    else:
-        emit('[%s] guest run passed (output in %s)' % (check.elapsed(), out))
-    return status
+        return 3
+    if rcs[-1] != '0':
+        emit('guest: FAIL: guest script exited with %s' % rcs[-1])
+        return 1
+    emit('[%s] guest run passed (output in %s)' % (check.elapsed(), out))
+    return 0
 
 
-def _logged(log, what, argv, **kw):
+# ---- what the guest needs
+
+def _logged(log, what, argv):
     """Run ARGV with its output into LOG; Error with LOG's last lines
     when it fails."""
     os.makedirs(os.path.dirname(log), exist_ok=True)
     with open(log, 'w') as f:
         rc = subprocess.run(argv, stdout=f, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, **kw).returncode
+                            stdin=subprocess.DEVNULL).returncode
     if rc:
         with open(log, errors='replace') as f:
             tail = f.read().splitlines()[-30:]
@@ -569,20 +465,12 @@ def _logged(log, what, argv, **kw):
 
 def stage(bdir, emit=print):
     """Build what the guest needs for the kernel of BDIR and lay it out
-    as the guest's /slabpark tree, BDIR/slabpark-stage; its path:
-
-    mm/slub_stress.ko      the stress module, built against that kernel
-    kunit/                 slub_kunit.ko (and kunit.ko) where it has them
-    bin/bash               static bash (bash-static), for make run HOST=1
-    bin/mmap_loop          static will-it-scale mmap1 loop
-                           (tools/guest/mmap_loop.c)
-    kselftest/             run_kselftest.sh layout with collection slub_park
-    kernel.config          the kernel's .config (what a guest test may
-                           expect of it, e.g. slub_kunit's skips)
-    tools/                 tools/guest/, tools/report/*.sh, and tools/
-                           lib.sh and run-host.sh (make run HOST=1, which
-                           make check runs in the guest), laid out as here"""
-    env = check.setup_env()
+    as the guest's /slabpark tree in BDIR/slabpark-stage (its path): the
+    stress module built against it (mm/), its slub_kunit.ko and kunit.ko
+    where it has them (kunit/), static bash (for make run HOST=1) and
+    mmap_loop (bin/), the kselftest (kselftest/), its .config
+    (kernel.config), and tools/ as here for what the guest runs."""
+    logs = check.setup_env()['SLABPARK_LOGDIR']
     top = check.TOP
     bdir = os.path.realpath(bdir)
     if not os.path.isfile(os.path.join(bdir, 'Module.symvers')):
@@ -610,8 +498,6 @@ def stage(bdir, emit=print):
                 os.path.join(st, 'mm'))
     shutil.copy(os.path.join(bdir, '.config'),
                 os.path.join(st, 'kernel.config'))
-    # slub_kunit (and kunit itself when modular), where the kernel has
-    # them: the guest scripts load them from /slabpark/kunit/
     if os.path.isfile(os.path.join(bdir, 'lib/tests/slub_kunit.ko')):
         os.makedirs(os.path.join(st, 'kunit'))
         for ko in ('lib/tests/slub_kunit.ko', 'lib/kunit/kunit.ko'):
@@ -622,7 +508,6 @@ def stage(bdir, emit=print):
         raise Error('bash-static is missing (apt-get install bash-static, '
                     'or python3 -m slabpark deps)')
     shutil.copy(bash, os.path.join(st, 'bin/bash'))
-    logs = env['SLABPARK_LOGDIR']
     _logged(os.path.join(logs, 'mmap-loop.log'), 'building mmap_loop (static)',
             ['gcc', '-O2', '-Wall', '-Wextra', '-Werror', '-static', '-o',
              os.path.join(st, 'bin/mmap_loop'),
@@ -631,9 +516,6 @@ def stage(bdir, emit=print):
             'building and installing selftests/slub_park',
             [os.path.join(top, 'selftests/slub_park/install-kselftest.sh'),
              src, os.path.join(st, 'kselftest'), bdir])
-    # the tree of tools/ as it is here, for the parts the guest runs: the
-    # guest scripts, the report scripts, and make run HOST=1 as a tester
-    # runs it (the guest suite's host mode)
     shutil.copytree(os.path.join(top, 'tools/guest'),
                     os.path.join(st, 'tools/guest'), symlinks=True)
     for f in os.listdir(os.path.join(top, 'tools/report')):
@@ -645,26 +527,25 @@ def stage(bdir, emit=print):
     return st
 
 
-def copy_libs(dest, binary):
-    """Every shared library BINARY loads (ldd), the dynamic loader among
-    them, copied (dereferenced) into DEST: for running it as
+def copy_libs(dest, *binaries):
+    """Every shared library BINARIES load (ldd), the dynamic loader among
+    them, copied (dereferenced) into DEST: for running one as
     DEST/ld-linux-x86-64.so.2 --library-path DEST BINARY."""
     os.makedirs(dest, exist_ok=True)
-    out = subprocess.run(['ldd', binary], capture_output=True, text=True,
+    out = subprocess.run(['ldd', *binaries], capture_output=True, text=True,
                          check=True).stdout
     for lib in sorted(set(re.findall(r'^\s*(?:\S+ => )?(/\S+) ', out, re.M))):
         shutil.copy(lib, dest)
     if not os.path.isfile(os.path.join(dest, 'ld-linux-x86-64.so.2')):
-        raise Error('no ld-linux-x86-64.so.2 among the libraries of ' + binary)
+        raise Error('no ld-linux-x86-64.so.2 among the libraries of '
+                    + ' '.join(binaries))
 
 
 def stage_stress_ng():
-    """Debian's stress-ng for the guest: bin/stress-ng and every shared
-    library it loads under lib/ of $SLABPARK_CACHE/stress-ng-stage; its
-    path.  The guest runs it as DIR/lib/ld-linux-x86-64.so.2
-    --library-path DIR/lib DIR/bin/stress-ng
-    (tools/guest/guest-workloads.sh), so that the busybox initramfs needs
-    no /lib.  Staged only by make run WORKLOAD=mmapaddr: about 40 MB."""
+    """Debian's stress-ng for the guest (make run WORKLOAD=mmapaddr,
+    about 40 MB): bin/stress-ng and its libraries in lib/ of
+    $SLABPARK_CACHE/stress-ng-stage (its path), which
+    tools/guest/guest-workloads.sh runs through lib/'s loader."""
     sng = shutil.which('stress-ng')
     if not sng:
         raise Error('stress-ng is missing (apt-get install stress-ng, or '
@@ -675,47 +556,3 @@ def stage_stress_ng():
     shutil.copy(sng, os.path.join(d, 'bin'))
     copy_libs(os.path.join(d, 'lib'), sng)
     return d
-
-
-# ---- the command line, for the shell callers
-
-def main(argv):
-    ap = argparse.ArgumentParser(prog='python3 -m slabpark vm',
-                                 description='the guest (slabpark.vm)')
-    sub = ap.add_subparsers(dest='cmd', required=True)
-    sub.add_parser('stage').add_argument('build_dir')
-    rp = sub.add_parser('run')
-    rp.add_argument('--kernel', required=True)
-    for o in ('stage', 'env'):
-        rp.add_argument('--' + o, action='append', default=[])
-    for o in ('nodes', 'cpus-per-node', 'mem-per-node', 'timeout'):
-        rp.add_argument('--' + o, type=int)
-    for o in ('append', 'out', 'initramfs'):
-        rp.add_argument('--' + o)
-    rp.add_argument('--shape', choices=sorted(SHAPES))
-    rp.add_argument('script')
-    rp.add_argument('args', nargs='*')
-    try:
-        a = ap.parse_args(argv)
-    except SystemExit as e:
-        return USAGE_STATUS if e.code else 0
-    try:
-        if a.cmd == 'stage':
-            print(stage(a.build_dir, lambda t: print(t, file=sys.stderr)))
-        elif a.initramfs:
-            initramfs(a.kernel, a.script, a.args, a.initramfs, a.stage,
-                      a.env)
-        else:
-            return run(a.kernel, a.script, a.args, stages=a.stage, env=a.env,
-                       emit=lambda t: print(t, flush=True), **{
-                           k: v for k, v in vars(a).items() if v is not None
-                           and k in ('out', 'nodes', 'cpus_per_node',
-                                     'mem_per_node', 'shape', 'append',
-                                     'timeout')})
-        return 0
-    except Error as e:
-        print('guest: error: %s' % e, file=sys.stderr)
-        return USAGE_STATUS
-    except KeyboardInterrupt:
-        print('guest: interrupted', file=sys.stderr)
-        return 130

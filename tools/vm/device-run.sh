@@ -1,19 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The device kit's runner (run.sh at the top of the kit, built by
-# tools/vm/device-kit.sh): boots the kit's base and patched kernels in
-# turn (base, patched, base, ... BOOTS of each) in a 2-node QEMU TCG
-# guest with CPUS_PER_NODE vCPUs a node, each boot running
-# tools/guest/guest-device.sh from its initramfs, with the kit's own
-# QEMU, libraries and firmware.  Needs only sh, timeout, base64 and tar.
+# run.sh of make device-kit (slabpark.run.device_kit): boots the kit's
+# base and patched kernels in turn, BOOTS of each, as 2 nodes of
+# CPUS_PER_NODE vCPUs under the kit's own QEMU (TCG), each running
+# tools/guest/guest-device.sh.  Needs only sh, timeout, base64 and tar.
 #
 # Usage: ./run.sh [OUT]      (OUT: default $OUT, else ./out)
 #   CPUS_PER_NODE=8 MEM_PER_NODE=2048 BOOTS=2 BOOT_TIMEOUT=200
-#
-# Leaves OUT/boot<NN>-<kernel>/{console.log,files/} and OUT/run.log; on
-# the build host, python3 -m slabpark report OUT makes the tables.
-# Exit status: 0 every boot passed, 1 a boot failed, 2 usage.
+# Leaves OUT/boot<NN>-<kernel>/{console.log,files/} and OUT/run.log
+# (python3 -m slabpark report OUT).  Exit status: 0 every boot passed,
+# 1 a boot failed, 2 usage.
 
 set -eu
 kit=$(cd "$(dirname "$0")" && pwd)
