@@ -77,15 +77,7 @@ t_kunit() {
 	# report may hold only objects of slub_kunit's.  Scanned before rmmod,
 	# while the module's symbols resolve in the traces.
 	if [ -f "$KML" ]; then
-		sleep 6	# kmemleak's minimum object age is 5 s
-		f=$OUT/kmemleak-kunit-$LABEL.txt
-		n=$(kml_scan "$f")
-		other=$(kml_others "$f" 'slub_kunit|test_leak_destroy')
-		say "kmemleak after slub_kunit: $n object(s), $other not from slub_kunit (expected: test_leak_destroy's)"
-		if [ "$other" != 0 ]; then
-			bad "kmemleak: $other leaked object(s) during slub_kunit not allocated by it"
-			head -n 40 "$f" | sed 's/^/#   /'
-		fi
+		kml_leaks "$OUT/kmemleak-kunit-$LABEL.txt" 'slub_kunit|test_leak_destroy'
 		echo clear >"$KML"
 	fi
 	rmmod slub_kunit 2>/dev/null || bad "rmmod slub_kunit failed"
@@ -322,21 +314,11 @@ t_rmmod() {
 # A scan at the end.  slub_kunit's test_leak_destroy leaks an object on
 # purpose, so its cache cannot be destroyed; once that cache is dropped,
 # kmemleak reports the cache itself, allocated by the kunit test thread.
-# Anything else is a leak.
 t_kmemleak() {
 	[ -f "$KML" ] || { tp_skip kmemleak "no $KML (CONFIG_DEBUG_KMEMLEAK)"; return; }
 	tp_begin
-	sleep 6	# min age
-	f=$OUT/kmemleak-end-$LABEL.txt
-	all=$(kml_scan "$f")
-	leaks=$(kml_others "$f" 'comm "kunit_try_catch"')
-	[ "$all" = "$leaks" ] ||
-		say "kmemleak: $((all - leaks)) object(s) from slub_kunit's deliberate leak_destroy (expected)"
-	if [ "$leaks" != 0 ]; then
-		bad "kmemleak: $leaks suspected leak(s):"
-		head -n 80 "$f" | sed 's/^/#   /'
-	fi
-	tp_end kmemleak "$leaks leaks"
+	kml_leaks "$OUT/kmemleak-end-$LABEL.txt" 'comm "kunit_try_catch"'
+	tp_end kmemleak "$LEAKS leaks"
 }
 
 ktap_print_header

@@ -412,13 +412,20 @@ kml_scan() {
 	grep -c '^unreferenced object' "$1"
 }
 
-# kml_others FILE ERE: the objects of a kmemleak report none of whose
-# lines match ERE
-kml_others() {
-	awk -v ere="$2" '
+# kml_leaks FILE [ERE]: after kmemleak's minimum object age (5 s), kml_scan
+# into FILE; bad for each object none of whose lines match ERE (the
+# expected ones), their number in LEAKS
+kml_leaks() {
+	sleep 6
+	kl_n=$(kml_scan "$1")
+	LEAKS=$(awk -v ere="${2:-}" '
 		/^unreferenced object/ { if (obj && !ours) n++; obj = 1; ours = 0; next }
-		$0 ~ ere { ours = 1 }
-		END { if (obj && !ours) n++; print n + 0 }' "$1"
+		ere != "" && $0 ~ ere { ours = 1 }
+		END { if (obj && !ours) n++; print n + 0 }' "$1")
+	say "kmemleak: $kl_n object(s), $((kl_n - LEAKS)) of them expected (${2:-none})"
+	[ "$LEAKS" = 0 ] && return
+	bad "kmemleak: $LEAKS suspected leak(s):"
+	head -n 60 "$1" | sed 's/^/#   /'
 }
 
 # ksft_expect FILE KERNEL: a saved run_kselftest.sh -c slub_park output as
