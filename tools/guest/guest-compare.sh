@@ -6,45 +6,26 @@
 #
 # Usage: compare.sh RUNS DURATION_MS "PLACEMENTS" LOCKSTAT [SWEEP [MODES [MODARGS]]]
 #
-# Environment (the defaults are the guest's paths):
-#   SLABPARK_DIR   where tools/report/lockstat-report.sh is (default /slabpark)
-#   SLABPARK_KO    the module (default $SLABPARK_DIR/mm/slub_stress.ko)
-#   SLABPARK_OUT   where runs/ and lockstat/ go (default $SLABPARK_DIR/out)
-#   ALLOC_NODE, FREE_NODE  the allocators' and the remote freers' nodes
-#                  (default: two nodes with CPUs and normal memory, the
-#                  free node the farthest by the distance table; see
-#                  topo_choose in guest-lib.sh); the facts of the run's
-#                  topology go to $SLABPARK_OUT/topology (KEY=VALUE)
+# Environment: SLABPARK_DIR, SLABPARK_KO, SLABPARK_OUT (guest-lib.sh; the
+# defaults are the guest's paths); ALLOC_NODE, FREE_NODE (topo_choose: the
+# facts of the topology go to $SLABPARK_OUT/topology).
 #
-# For each placement, RUNS rounds of park=0, park=1, park=2 (in reverse
-# order in even rounds, so that drift within a boot cancels; MODES, e.g. "0 1", runs only those; MODARGS, e.g.
-# "free_burst=1 inflight=4096", are more module parameters), each on a shrunk cache with zeroed counters.  The
-# footprint of each run is added to its results
-# file: shrunk_slabs (slabs after the shrink before the run: the baseline,
-# whatever the previous run left), peak_slabs (most slabs seen, sampled
-# every 0.1 s), rest_slabs and
-# rest_partial (slabs and partial slabs 1 s after the run, past the unpark
-# delay, no shrink) and slab_churn (alloc_slab + free_slab, up to then;
-# empty without CONFIG_SLUB_STATS).  Every
-# run leaves the dumps of the cache (tools/guest/slab-dump.sh) before it
-# and after it, the module's results in the latter, in
-#   $SLABPARK_OUT/runs/<placement>/park<mode>/<round>.before.dump, .after.dump
-# which the host turns into <round>.json, the delta documents the reports
-# read (slabpark.slabstat.write_deltas, when python3 -m slabpark report runs)
-# and, with LOCKSTAT=1, the &n->list_lock class of /proc/lock_stat in
+# For each placement, RUNS rounds of park=0, 1, 2 (MODES, e.g. "0 1", only
+# those; in_round_order), MODARGS more module parameters, each run on a
+# shrunk cache with zeroed counters.  Each run leaves the cache's dumps
+# (slab-dump.sh) before and after it, the module's results in the latter,
+# and its results with the footprint lines (shrunk_slabs after the shrink
+# before it, peak_slabs sampled every 0.1 s, rest_slabs and rest_partial
+# 1 s after it, past the unpark delay, and slab_churn = alloc_slab +
+# free_slab; slabpark.record reads them), in
+#   $SLABPARK_OUT/runs/<placement>/park<mode>/<round>.before.dump, .after.dump, .results
+# and with LOCKSTAT=1 the &n->list_lock class of /proc/lock_stat in
 #   $SLABPARK_OUT/lockstat/<placement>-park<mode>-<round>.txt
-# The mode is switched through the series' debugfs file
-# /sys/kernel/debug/slab/<cache>/park (debugfs mounted: the guest's init
-# mounts it, make run HOST=1 requires it).  On a kernel without it the
-# modes collapse to one, 'base'.
-#
-# SWEEP=sheaf: the same with the module loaded with sheaf_capacity = the
-# kernel's default for the cache (D), 2D, 4D and 8D in turn, park=0 and 1
-# only; the runs of capacity C go to <placement>-sc<C>/ instead of
-# <placement>/ (the capacity read back from sysfs).
+# On a kernel without the debugfs park switch the modes collapse to one,
+# 'base'.  SWEEP=sheaf: the same with sheaf_capacity D (the cache's
+# default), 2D, 4D and 8D, park=0 and 1 only, into <placement>-sc<C>/.
 
 set -eu
-# S KO OUT CACHE SLAB DBG PARKDIR zero_stats topo_*
 # shellcheck source=tools/guest/guest-lib.sh
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 
@@ -52,9 +33,6 @@ case $# in 4 | 5 | 6 | 7) ;; *) echo "usage: compare.sh RUNS DURATION_MS PLACEME
 runs=$1 dur=$2 placements=$3 lockstat=$4 sweep=${5:-} only_modes=${6:-} modargs=${7:-}
 case "$sweep" in ''|sheaf) ;; *) echo "compare.sh: unknown sweep '$sweep'" >&2; exit 2 ;; esac
 
-# The two nodes (guest-lib.sh, topo_choose): ALLOC_NODE and FREE_NODE, or
-# two nodes with CPUs and normal memory on different sockets; threads from
-# the smaller node's online CPUs.  The facts go to $OUT/topology.
 need_free=0
 for p in $placements; do [ "$p" = local ] || need_free=1; done
 topo_choose "$need_free" || { echo "compare.sh: $TOPO_ERR" >&2; exit 1; }
@@ -65,7 +43,6 @@ echo "# topology: allocators on node $TOPO_ALLOC (CPUs $(topo_join "$TOPO_ALLOC_
 # shellcheck disable=SC2086 # modargs are words
 insmod "$KO" cache_name=$CACHE duration_ms="$dur" $modargs
 trap 'rmmod slub_stress 2>/dev/null' EXIT
-# set_nodes: the chosen nodes into the module's controls (after each insmod)
 set_nodes() {
 	echo "$TOPO_ALLOC" >"$DBG/alloc_node"
 	[ -z "$TOPO_FREE" ] || echo "$TOPO_FREE" >"$DBG/free_node"
@@ -81,10 +58,8 @@ else
 	echo "# CONFIG_SLUB_DEBUG/CONFIG_DEBUG_FS): parking cannot be switched, so only the base numbers are measured"
 fi
 
-# The measurement kernel (make run MEASURE=1: the series and the bench-only
-# tools/kernel/bench-patches/measure-parking.patch) also has park mode 3,
-# mode 1 with the partial -> empty free skipping a taken list_lock where no
-# list changes: measured in the same boot, after mode 2.
+# The measurement kernel (make run MEASURE=1, measure-parking.patch) has
+# park mode 3 too: measured in the same boot, after mode 2.
 if [ "$modes" != base ] && [ -z "$only_modes" ] &&
    echo 3 2>/dev/null >"${PARKDIR:-/sys/kernel/debug/slab/$CACHE}/park"; then
 	modes="$modes 3"

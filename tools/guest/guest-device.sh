@@ -12,7 +12,6 @@
 # Usage: guest-device.sh DURATION_MS "TASKS"
 
 set -eu
-# S
 # shellcheck source=tools/guest/guest-lib.sh
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 

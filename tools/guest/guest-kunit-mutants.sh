@@ -13,36 +13,22 @@ set -u
 MODE=${1:?usage: guest-kunit-mutants.sh MODE}
 # shellcheck source=tools/guest/guest-lib.sh
 . /slabpark/tools/guest/guest-lib.sh
-RES=/sys/kernel/debug/kunit/slub_test/results
 PARAM=/sys/module/kernel/parameters/slub_break_parking
 GLOB_PARAM=/sys/module/kunit/parameters/filter_glob
 
-case $MODE in
-0|1|2|4|8|16|32|64) ;;
-*) echo "guest-kunit-mutants.sh: unknown mode '$MODE'" >&2; exit 2 ;;
-esac
 # The expectation of each mode is data next to each case, in
 # KUNIT_PARK_TABLE (guest-lib.sh): WANT_FAIL, the cases that must fail
 # (all others must pass); NOT_RUN, the cases the mode leaves out, and GLOB,
-# the kunit filter that leaves them out (checked: the cases that ran must
-# be all less NOT_RUN).  The one case ever left out is
-# test_park_free_under_timer_lock: the glob takes every case whose next to
-# last character is not 'c'.
-ALL=$KUNIT_PARK_NAMES
+# the kunit filter that leaves them out: the one case ever left out is
+# test_park_free_under_timer_lock, whose next to last character is 'c'.
+ALL=$(echo "$KUNIT_PARK_TABLE" | awk 'NF { printf "%s ", $1 }')
 WANT_FAIL=$(kunit_park_with 2 "$MODE")
 NOT_RUN=$(kunit_park_with 3 "$MODE")
 GLOB='slub_test.test_park_*'
 [ -z "$NOT_RUN" ] || GLOB='slub_test.test_park_*[!c]?'
 
-# in_list WORD LIST: WORD is one of the words of LIST
-in_list() {
-	case " $(echo "$2" | tr '\n' ' ') " in *" $1 "*) return 0 ;; esac
-	return 1
-}
-
 echo "TAP version 13"
 echo "1..1"
-bad=0
 if [ "$(cat "$PARAM" 2>/dev/null)" != "$MODE" ]; then
 	say "slub_break_parking is '$(cat "$PARAM" 2>/dev/null)', want $MODE (not the break kernel?)"
 	echo "not ok 1 mode-$MODE"
@@ -62,37 +48,31 @@ else
 	fi
 fi
 say "kunit filter_glob: $GLOB"
-insmod "$S/kunit/slub_kunit.ko" || { say "insmod slub_kunit.ko failed"; bad=1; }
-[ -r $RES ] || { say "no $RES"; echo "not ok 1 mode-$MODE"; exit 1; }
-cp $RES "$OUT/kunit-mode-$MODE.ktap"
-cases=$(sed -n 's/^[ 	]*\(not \)\{0,1\}ok [0-9]* \(test_[a-z_]*\).*/\2/p' $RES | tr '\n' ' ')
-failed=$(sed -n 's/^[ 	]*not ok [0-9]* \(test_[a-z_]*\).*/\1/p' $RES | tr '\n' ' ')
-skipped=$(grep -cE '^[ 	]+ok [0-9]+ test_.*# *SKIP' $RES)
+insmod "$S/kunit/slub_kunit.ko" || bad "insmod slub_kunit.ko failed"
+[ -r "$KUNIT_RES" ] || { say "no $KUNIT_RES"; echo "not ok 1 mode-$MODE"; exit 1; }
+cp "$KUNIT_RES" "$OUT/kunit-mode-$MODE.ktap"
+cases=$(sed -n 's/^[ 	]*\(not \)\{0,1\}ok [0-9]* \(test_[a-z_]*\).*/\2/p' "$KUNIT_RES" | tr '\n' ' ')
+failed=$(sed -n 's/^[ 	]*not ok [0-9]* \(test_[a-z_]*\).*/\1/p' "$KUNIT_RES" | tr '\n' ' ')
+skipped=$(grep -cE '^[ 	]+ok [0-9]+ test_.*# *SKIP' "$KUNIT_RES")
 say "slub_break_parking=$MODE: ran ${cases:-none}; $skipped skipped; failed: ${failed:-none}"
-[ "$skipped" = 0 ] || { say "$skipped cases skipped"; bad=1; }
+[ "$skipped" = 0 ] || bad "$skipped cases skipped"
 for c in $cases; do
-	in_list "$c" "$ALL" || { say "$c ran: not a parking case (filter_glob?)"; bad=1; }
+	topo_has "$c" "$ALL" || bad "$c ran: not a parking case (filter_glob?)"
 done
 for c in $ALL; do
-	if in_list "$c" "$NOT_RUN"; then
-		if in_list "$c" "$cases"; then
-			say "$c: ran, but mode $MODE leaves it out"
-			bad=1
-		fi
+	if topo_has "$c" "$NOT_RUN"; then
+		topo_has "$c" "$cases" && bad "$c: ran, but mode $MODE leaves it out"
 		continue
 	fi
-	in_list "$c" "$cases" || { say "$c: did not run"; bad=1; continue; }
-	if in_list "$c" "$WANT_FAIL"; then want=fail; else want=pass; fi
-	if in_list "$c" "$failed"; then got=fail; else got=pass; fi
-	if [ "$want" != "$got" ]; then
-		say "$c: want $want, got $got"
-		bad=1
-	fi
+	topo_has "$c" "$cases" || { bad "$c: did not run"; continue; }
+	if topo_has "$c" "$WANT_FAIL"; then want=fail; else want=pass; fi
+	if topo_has "$c" "$failed"; then got=fail; else got=pass; fi
+	[ "$want" = "$got" ] || bad "$c: want $want, got $got"
 done
-if [ "$bad" = 0 ]; then
+if [ "$CASE_BAD" = 0 ]; then
 	echo "ok 1 mode-$MODE # failed as expected: ${failed:-none}${NOT_RUN:+; not run: $NOT_RUN}"
 else
-	grep -B2 -A6 'EXPECTATION\|ASSERTION' $RES | head -n 60 | sed 's/^/#   /'
+	grep -B2 -A6 'EXPECTATION\|ASSERTION' "$KUNIT_RES" | head -n 60 | sed 's/^/#   /'
 	echo "not ok 1 mode-$MODE"
 fi
-[ "$bad" = 0 ]
+[ "$CASE_BAD" = 0 ]

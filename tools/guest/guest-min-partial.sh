@@ -19,7 +19,6 @@
 # = the parked count sampled with the slabs.
 
 set -eu
-# KO CACHE DBG SLAB PARKDIR NODE_CPUS rval zero_stats
 # shellcheck source=tools/guest/guest-lib.sh
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 
@@ -39,7 +38,6 @@ done
 echo cross >"$DBG/placement"
 echo "$NODE_CPUS" >"$DBG/threads"
 dflt=$(cat "$SLAB/min_partial")
-mkdir -p "$OUT"
 res=$OUT/minpartial.txt
 echo "# default min_partial $dflt, $NODE_CPUS threads per side, $dur ms runs" >"$res"
 echo "round mode min_partial ops_per_sec allocs churn alloc_slab peak rest rest_partial parked_max parked_sum parked_samples" >>"$res"

@@ -8,30 +8,17 @@
 #               random, 1 in 4 loads without sheaves)
 #
 # Until DURATION_S seconds have passed: runs of the stress module with
-# random placement, threads, inflight, batch, sample_shift and duration_ms,
-# the module reloaded every few runs with a random object size and
-# sheaves on or off.  During each run the debugfs 'park' is toggled at
-# random among 0, 1 and 2 (when the kernel has the switch), the cache is shrunk now and
-# then (a list walker that unparks; under KASAN it also flushes the
-# quarantine, so that frees reach the slabs while the allocators run) and
-# its sysfs counters and debugfs 'parked' are read.  After each run,
-# quiesce 0.5 s (up to 2.5 s), check, shrink, quiesce and check again:
-#   - the run ended 'done' with error 0
-#   - 'parked' reads 0
-#   - park_slab == unpark_slab (both zeroed at the start of the run; a
-#     toggle to 0 drains through the unparker, so it counts there too)
-#   - park_slab <= free_add_partial (a park counts both)
-#   - after the shrink, 'objects' equals its value before the run
-# At the end, a kmemleak scan when the kernel has kmemleak.
-# Prints a summary (runs, objects moved = sum of frees, parks, toggles,
-# failures) and "SLABPARK-SOAK ..." for the host; exit 1 on any failure.
+# random parameters, the module reloaded every few runs with a random
+# object size and sheaves on or off.  During each run the debugfs 'park'
+# is toggled among 0, 1 and 2, the cache is shrunk now and then and its
+# counters are read; after it, the run ended 'done' with error 0 and
+# check_after_run (guest-lib.sh).  At the end, a kmemleak scan.  Prints a
+# summary and "SLABPARK-SOAK ..." for the host; exit 1 on any failure.
 
 set -u
 
 DURATION=${1:-600}
-NO_SHEAVES=${2:-random}
-case "$NO_SHEAVES" in 0|1|random) ;; *) echo "soak.sh: NO_SHEAVES must be 0, 1 or random" >&2; exit 2 ;; esac
-case "$DURATION" in ''|*[!0-9]*) echo "soak.sh: DURATION_S must be a number" >&2; exit 2 ;; esac
+NO_SHEAVES=${2:-random}	# both checked by slabpark.steps.soak_settings
 # shellcheck source=tools/guest/guest-lib.sh
 . /slabpark/tools/guest/guest-lib.sh
 
@@ -43,12 +30,6 @@ UNPARKS=0
 TOGGLES=0
 SHRINKS=0
 LOADS=0
-BAD=0
-
-bad() {
-	echo "# FAIL: $*"
-	BAD=1
-}
 now() { cut -d. -f1 /proc/uptime; }
 # rnd N: a random number 0..N-1
 rnd() { echo $(( $(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % $1 )); }
@@ -58,17 +39,14 @@ pick() {
 	echo "$1"
 }
 load() {
-	if mod_loaded && ! timeout 120 rmmod $MOD; then
-		bad "rmmod failed"
-		return 1
-	fi
+	unload || return 1
 	sz=$(pick 32 64 96 96 96 192 512 4096)
 	ns=$NO_SHEAVES
 	[ "$ns" = random ] && ns=$(pick 0 0 0 1)
 	say "load: obj_size=$sz no_sheaves=$ns"
 	if ! insmod "$KO" obj_size="$sz" no_sheaves="$ns"; then
 		bad "insmod obj_size=$sz no_sheaves=$ns failed"
-		dmesg | tail -n 5
+		dmesg_tail 5
 		return 1
 	fi
 	LOADS=$((LOADS + 1))
@@ -80,7 +58,7 @@ load() {
 # one randomized run
 one_run() {
 	left=$1
-	BAD=0
+	CASE_BAD=0
 	pl=$(pick cross local balanced)
 	[ "$NNODES" -lt 2 ] && pl=local
 	an=$(rnd "$NNODES")
@@ -128,8 +106,7 @@ one_run() {
 			tg=$((tg + 1))
 		fi
 		# shrink is a list walker that unparks; under KASAN it also
-		# flushes the quarantine, so that frees reach the slabs (and
-		# park) while the allocators run
+		# flushes the quarantine, so that frees park during the run
 		if [ "$(rnd 4)" = 0 ]; then
 			write_file "$SLAB/shrink" 1 || bad "$what: shrink during the run: $WERR"
 			sk=$((sk + 1))
@@ -150,8 +127,8 @@ one_run() {
 	check_after_run "$what" "$base"
 	PARKS=$((PARKS + PS))
 	UNPARKS=$((UNPARKS + US))
-	echo "$what: ${fr:-0} frees, park ${p0:--}, $tg toggles, $sk shrinks, parked $PS unparked $US (free_add_partial $FAP)$([ "$BAD" = 0 ] || echo ' FAILED')"
-	[ "$BAD" = 0 ] || FAILS=$((FAILS + 1))
+	echo "$what: ${fr:-0} frees, park ${p0:--}, $tg toggles, $sk shrinks, parked $PS unparked $US (free_add_partial $FAP)$([ "$CASE_BAD" = 0 ] || echo ' FAILED')"
+	[ "$CASE_BAD" = 0 ] || FAILS=$((FAILS + 1))
 }
 
 echo "# soak: ${DURATION}s, $NNODES nodes, kernel $(uname -r)"
@@ -170,23 +147,13 @@ while mod_loaded; do
 		load || { FAILS=$((FAILS + 1)); break; }
 	fi
 done
-if mod_loaded && ! timeout 120 rmmod $MOD; then
-	echo "# FAIL: final rmmod"
-	FAILS=$((FAILS + 1))
-fi
-[ -d "$SLAB" ] && { echo "# FAIL: $SLAB left after rmmod"; FAILS=$((FAILS + 1)); }
+unload || FAILS=$((FAILS + 1))
+[ -d "$SLAB" ] && { bad "$SLAB left after rmmod"; FAILS=$((FAILS + 1)); }
 leaks=-
 if [ -f "$KML" ]; then
-	sleep 6
-	echo scan >"$KML"
-	echo scan >"$KML"
-	cat "$KML" >"$OUT/kmemleak-soak.txt"
-	leaks=$(grep -c '^unreferenced object' "$OUT/kmemleak-soak.txt")
-	if [ "$leaks" != 0 ]; then
-		echo "# FAIL: kmemleak: $leaks suspected leak(s)"
-		head -n 60 "$OUT/kmemleak-soak.txt" | sed 's/^/#   /'
-		FAILS=$((FAILS + 1))
-	fi
+	kml_leaks "$OUT/kmemleak-soak.txt"
+	leaks=$LEAKS
+	[ "$leaks" = 0 ] || FAILS=$((FAILS + 1))
 fi
 echo "# soak summary: $RUNS runs in $(( $(now) - t0 ))s, $LOADS module loads, $MOVED objects moved (frees)," \
 	"$PARKS parks, $UNPARKS unparks, $TOGGLES park toggles and $SHRINKS shrinks during runs, kmemleak $leaks, $FAILS failures"

@@ -18,18 +18,14 @@
 #             be repeated ("base base": two runs a round, at the places
 #             of a patched boot's two modes)
 #
-# Each run: every mode switch of the caches below set, the caches shrunk
-# and their SLUB_STATS counters zeroed, a snapshot, the workload, the
-# slabs sampled every 0.1 s, 1 s of rest (past the unpark delay), a
-# second snapshot.  Results in
+# Each run, for the caches of WL_CACHES: the mode set, the caches shrunk
+# and their counters zeroed, a snapshot, the workload with the slabs
+# sampled every 0.1 s, 1 s of rest (past the unpark delay), a snapshot, in
 #   $OUT/workloads/<WORKLOAD>-t<TASKS>/park<MODE>/<N>.txt  (N = 1, 2, ...)
-# as lines "result KEY VALUE" (the workload's throughput), "before|after
-# CACHE FILE VALUE" (the first field of each counter and gauge file) and
-# "peak CACHE slabs N"; tools/slabpark (python3 -m slabpark report)
-# reads them.
+# as lines "result KEY VALUE", "before|after CACHE FILE VALUE" and "peak
+# CACHE slabs N" (slabpark.runs reads them).
 
 set -eu
-# S OUT stat_files stat_snapshot clear_stat_files
 # shellcheck source=tools/guest/guest-lib.sh
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 

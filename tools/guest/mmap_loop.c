@@ -1,20 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmap_loop: will-it-scale's mmap1 testcase as a standalone program, the
- * benchmark of the slab parking RFC.  TASKS processes each map and unmap
- * 128 MB of anonymous memory in a loop (each mmap() allocates a
- * vm_area_struct and maple tree nodes, each munmap() frees them).  Once
- * all tasks run, the parent reads their counters, sleeps SECONDS, reads
- * them again, and prints, one "key: value" per line:
- *
- *   tasks: TASKS
- *   seconds: the measured time between the two reads
- *   iterations: the map+unmap pairs of all tasks in that time
- *   ops_per_sec: iterations / seconds
+ * mmap_loop: will-it-scale's mmap1 testcase as a standalone program.
+ * TASKS processes each map and unmap 128 MB of anonymous memory in a loop
+ * (a vm_area_struct and maple tree nodes each time).  Once all tasks run,
+ * the parent prints their map+unmap pairs over SECONDS as "key: value"
+ * lines: tasks, seconds (as measured), iterations, ops_per_sec.
  *
  * Usage: mmap_loop TASKS SECONDS  (TASKS 1..1024, SECONDS 1..3600)
- * Exit status: 0 ok, 1 a call failed, 2 usage.  Built statically by
- * slabpark.vm.stage for the guest.
+ * Exit status: 0 ok, 1 a call failed, 2 usage.
  */
 #include <errno.h>
 #include <signal.h>

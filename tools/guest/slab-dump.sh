@@ -2,44 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # slab-dump.sh: a plain dump of /sys/kernel/slab/<cache>/ (and the
-# series' debugfs park/parked) for the host to analyse with
-# python3 -m slabpark slabstat (Documentation/dev-tools/slabstat.rst).
-# busybox sh: runs in the guest, and on the host for make run HOST=1.
-# It reads and prints; it decides nothing (what is a counter, a gauge or
-# a fact is the host's business).
+# series' debugfs park/parked) for python3 -m slabpark slabstat; the
+# format, one record a line, is in Documentation/dev-tools/slabstat.rst.
+# It reads and prints; it decides nothing.  busybox sh: runs in the guest,
+# and on the host for make run HOST=1.
 #
 # Usage: slab-dump.sh [-r RESULTS] CACHE... >DUMP
 #   -r RESULTS  a "key: value" file (e.g. /sys/kernel/debug/slub_stress/results),
 #               copied in as @result lines
 # Environment: SYSFS (default /sys) and PROC (default /proc) read a
-# fixture tree instead (debugfs as $SYSFS/kernel/debug); the clocks are
-# always the real ones.
+# fixture tree instead (debugfs as $SYSFS/kernel/debug).
 # Exit status: 0 ok, 1 error (no such cache, an alias, no sysfs), 2 usage.
-#
-# The dump, one record a line, fields one space apart, in this order:
-#   @slab-dump 1               the format's version
-#   @mono SECONDS              /proc/uptime's first field, taken first
-#   @stat cpuN USER NICE ...   each per-CPU line of $PROC/stat, verbatim
-#   CACHE ATTR MODE VALUE      each regular file of $SYSFS/kernel/slab/CACHE/:
-#                              MODE 'w' where its owner may write it (the
-#                              stat files and the settings), else 'r';
-#                              VALUE its first line verbatim, the per-CPU
-#                              "C<cpu>=<n>" and per-node "N<node>=<n>" parts
-#                              included; empty where the read fails (validate
-#                              without debug flags: EINVAL) or the file is
-#                              empty (ctor, shrink, validate)
-#   CACHE debugfs/park MODE V  the series' switch and parked count, from
-#   CACHE debugfs/parked ...   $SYSFS/kernel/debug/slab/CACHE/, where they exist
-#   @unreadable CACHE ATTR     a file this user may not read (not root: the
-#                              stat files are 0400/0600); the host refuses
-#                              a dump with one
-#   @node N CPULIST            each node directory of $SYSFS/devices/system/node;
-#   @nonuma                    instead, where that directory is missing
-#   @kernel RELEASE            $PROC/sys/kernel/osrelease, else uname -r
-#   @time EPOCH ISO-8601       the wall clock at the end, UTC
-#   @result LINE               each line of -r RESULTS, verbatim
-#   @end                       the last line: the host refuses a dump
-#                              without it (cut short)
 
 set -eu
 
@@ -104,36 +77,33 @@ check_cache() {
 	[ -d "$cc_d" ] || die "$cc_d is not a directory"
 }
 
+# dump_file CACHE ATTR PATH: the line of one file for values, or
+# @unreadable; MODE w for a file of $dc_w
+dump_file() {
+	if [ ! -r "$3" ]; then
+		echo "@unreadable $1 $2"
+		return
+	fi
+	df_m=r
+	case $dc_w in *"$NL$3$NL"*) df_m=w ;; esac
+	echo "$1 $2 $df_m $3"
+}
+
 dump_cache() {
-	dc_c=$1
-	dc_d=$SYSFS/kernel/slab/$dc_c
-	dc_g=$SYSFS/kernel/debug/slab/$dc_c
+	dc_d=$SYSFS/kernel/slab/$1
+	dc_g=$SYSFS/kernel/debug/slab/$1
 	[ -d "$dc_g" ] || dc_g=
 	# the files their owner may write (SLUB's stat files and settings, the
 	# park switch), full paths: one find a cache, no fork per file
 	dc_w=$NL$(find "$dc_d" ${dc_g:+"$dc_g"} -maxdepth 1 -type f -perm -200)$NL
 	for dc_f in "$dc_d"/*; do
 		[ -f "$dc_f" ] || continue
-		dc_a=${dc_f##*/}
-		if [ ! -r "$dc_f" ]; then
-			echo "@unreadable $dc_c $dc_a"
-			continue
-		fi
-		dc_m=r
-		case $dc_w in *"$NL$dc_f$NL"*) dc_m=w ;; esac
-		echo "$dc_c $dc_a $dc_m $dc_f"
+		dump_file "$1" "${dc_f##*/}" "$dc_f"
 	done
 	[ -n "$dc_g" ] || return 0
 	for dc_a in park parked; do
-		dc_f=$dc_g/$dc_a
-		[ -f "$dc_f" ] || continue
-		if [ ! -r "$dc_f" ]; then
-			echo "@unreadable $dc_c debugfs/$dc_a"
-			continue
-		fi
-		dc_m=r
-		case $dc_w in *"$NL$dc_f$NL"*) dc_m=w ;; esac
-		echo "$dc_c debugfs/$dc_a $dc_m $dc_f"
+		[ -f "$dc_g/$dc_a" ] || continue
+		dump_file "$1" "debugfs/$dc_a" "$dc_g/$dc_a"
 	done
 }
 

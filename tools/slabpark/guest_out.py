@@ -1,20 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make check's host side of the guest suites that leave files to judge:
-the guest (tools/guest/guest-check.sh, busybox, no python3) runs and
-writes /slabpark/out, which slabpark.vm brings back as OUT/files; the
-checks here read them.
+"""make check's host side of the guest suites that leave files to judge
+(tools/guest/guest-check.sh writes /slabpark/out, which slabpark.vm
+brings back as OUT/files), each check a KTAP result of a subtest
+'<suite>-host':
 
-- host-mode: make run HOST=1's short run left its dumps and results in
-  out/host-mode/results/host/; here its report is made as a tester
-  without python3 on the box would ('python3 -m slabpark run --report
-  DIR')
-  and checked against HOST_MODE_REPORT of the kernel.
-- slab-window: tools/guest/slab-dump.sh before and after a window inside
-  a cross run (allocators on node 0, freers on node 1), in
-  out/slab-window/; here the per-node split of the counter deltas
-  (slabstat.compute) must put the free slowpath on node 1.
-
-Each check is one KTAP result of a subtest '<suite>-host'.
+- host-mode: the report of make run HOST=1's short run (its dumps and
+  results in out/host-mode/results/host/), made here as a tester without
+  python3 on the box would, against HOST_MODE_REPORT of the kernel.
+- slab-window: the per-node split of the counter deltas of two dumps of a
+  cross run (slabstat.compute) puts the free slowpath on node 1.
 """
 
 import os

@@ -40,25 +40,23 @@ class WindowTest(unittest.TestCase):
             paths.append(p)
         return paths
 
-    def test_freers_on_node1(self):
-        # p1: 62500 62500 187500 187500; the freers (CPUs 2-3, node 1)
-        # freed 10^6 more, the allocators 10 more
-        b, a = self.dumps('1500010 C0=62510 C1=62500 C2=687500 C3=687500')
-        self.assertEqual(failed(guest_out.window_checks(b, a)), [])
-
-    def test_split_fails(self):
-        # the fixture's own p1 -> p3: node 1 has 75% of the slowpath
-        b, a = self.dumps()
-        self.assertEqual(failed(guest_out.window_checks(b, a)),
-                         ['per-node split: >= 90% of free_slowpath on '
-                          'node 1'])
-        # nothing freed in the window
-        b, a = self.dumps('500000 C0=62500 C1=62500 C2=187500 C3=187500')
-        self.assertEqual(failed(guest_out.window_checks(b, a)), [
-            'free_slowpath delta is non-zero',
-            'per-node split: node-1 free_slowpath is non-zero (freers on '
-            'node 1)',
-            'per-node split: >= 90% of free_slowpath on node 1'])
+    def test_window(self):
+        split = 'per-node split: >= 90% of free_slowpath on node 1'
+        for edit, want in (
+                # p1: 62500 62500 187500 187500; the freers (CPUs 2-3,
+                # node 1) freed 10^6 more, the allocators 10 more
+                ('1500010 C0=62510 C1=62500 C2=687500 C3=687500', []),
+                # the fixture's own p1 -> p3: node 1 has 75% of it
+                (None, [split]),
+                # nothing freed in the window
+                ('500000 C0=62500 C1=62500 C2=187500 C3=187500', [
+                    'free_slowpath delta is non-zero',
+                    'per-node split: node-1 free_slowpath is non-zero '
+                    '(freers on node 1)', split])):
+            with self.subTest(edit=edit):
+                b, a = self.dumps(edit)
+                self.assertEqual(failed(guest_out.window_checks(b, a)),
+                                 want)
 
 
 class ReportTest(unittest.TestCase):
