@@ -119,7 +119,7 @@ def synth(dst: str, ops: Dict[str, Sequence[float]],
                                  'acquisitions: 90000',
                                  'waittime_total_us: 2500.0',
                                  'contention_point: %d __slab_free+0xb3/0x530'
-                                 % (500 - 200 * mi + r),
+                                 % (500 - 100 * mi + r),
                                  'contention_point: 7 __refill_objects_node'
                                  '+0xad/0x860')
     return dst
