@@ -380,15 +380,12 @@ def outputs(case: str, dst: str) -> Dict[str, str]:
     return {k: v.replace(dst, 'DIR') for k, v in got.items()}
 
 
-# what tests/data/outputs/ keeps of a case (report.txt and summary.txt
-# where not named here)
-KEEP = dict([(c, ('summary.txt',)) for c in (
-    'beyond', 'within', 'one-mode', 'measure-waits', 'many')] + [
-    ('footprint', ('report.txt', 'summary.txt', 'summary.csv', 'plot.in')),
-    ('plot-modes', ('report.txt', 'plot.in'))] + [
-    (c, ('report.txt', 'summary.txt', 'summary-%s.csv' % n)) for c, n in (
-        ('boots', 'module'), ('workloads', 'workloads'),
-        ('min-partial', 'min-partial'))])
+# what tests/data/outputs/ keeps of a case beside report.txt and
+# summary.txt
+KEEP = {'footprint': ('summary.csv', 'plot.in'), 'plot-modes': ('plot.in',),
+        'boots': ('summary-module.csv',),
+        'workloads': ('summary-workloads.csv',),
+        'min-partial': ('summary-min-partial.csv',)}
 
 
 def refresh() -> None:
@@ -398,5 +395,5 @@ def refresh() -> None:
     for case in CASES:
         with tempfile.TemporaryDirectory() as tmp:
             got = outputs(case, os.path.join(tmp, case))
-        for name in KEEP.get(case, ('report.txt', 'summary.txt')):
+        for name in ('report.txt', 'summary.txt') + KEEP.get(case, ()):
             write(os.path.join(DATA, 'outputs', case, name), got[name])
