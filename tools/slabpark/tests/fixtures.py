@@ -354,11 +354,13 @@ def outputs(case: str, dst: str) -> Dict[str, str]:
     texts of report.txt, summary.txt, summary*.csv, plot.in (gnuplot's
     input and data; gnuplot is not run) and stdout, DST written DIR"""
     from slabpark import __main__ as cli
-    from slabpark import comparison
     CASES[case](dst)
     plot = []
+    run, which = subprocess.run, shutil.which
 
-    def gnuplot(argv, input, text):
+    def gnuplot(argv, *args, input=None, **kw):
+        if argv != ['gnuplot']:
+            return run(argv, *args, input=input, **kw)
         plot.append(input)
         for path in sorted(set(re.findall(r"'(/[^']*\.dat)'", input))):
             with open(path) as f:
@@ -366,8 +368,9 @@ def outputs(case: str, dst: str) -> Dict[str, str]:
         plot[:] = [x.replace(os.path.dirname(path), 'TMP') for x in plot]
         return subprocess.CompletedProcess(argv, 0)
     out = StringIO()
-    with mock.patch.object(comparison.shutil, 'which', lambda c: c), \
-            mock.patch.object(comparison.subprocess, 'run', gnuplot), \
+    with mock.patch.object(shutil, 'which', lambda c: c if c == 'gnuplot'
+                           else which(c)), \
+            mock.patch.object(subprocess, 'run', gnuplot), \
             redirect_stdout(out):
         rc = cli.main(['report', dst])
     got = {'stdout': out.getvalue(), 'rc': str(rc)}
