@@ -346,12 +346,14 @@ CASES = {
     'boots': _boots,
     'workloads': _workloads,
     'min-partial': _min_partial,
+    # the real run, its outputs in the order written
+    'guest-2x2': lambda d: shutil.copytree(os.path.join(DATA, 'guest-2x2'), d),
 }
 
 
 def outputs(case: str, dst: str) -> Dict[str, str]:
     """CASES[CASE] made in DST, then python3 -m slabpark report DST: the
-    texts of report.txt, summary.txt, summary*.csv, plot.in (gnuplot's
+    texts of its *.txt, *.csv, *.json, plot.in (gnuplot's
     input and data; gnuplot is not run) and stdout, DST written DIR"""
     from slabpark import __main__ as cli
     CASES[case](dst)
@@ -377,7 +379,7 @@ def outputs(case: str, dst: str) -> Dict[str, str]:
     if plot:
         got['plot.in'] = ''.join(plot)
     for name in os.listdir(dst):
-        if name == 'report.txt' or name.startswith('summary'):
+        if name.endswith(('.txt', '.csv', '.json')):
             with open(os.path.join(dst, name)) as f:
                 got[name] = f.read()
     return {k: v.replace(dst, 'DIR') for k, v in got.items()}
@@ -388,7 +390,8 @@ def outputs(case: str, dst: str) -> Dict[str, str]:
 KEEP = {'footprint': ('summary.csv', 'plot.in'), 'plot-modes': ('plot.in',),
         'boots': ('summary-module.csv',),
         'workloads': ('summary-workloads.csv',),
-        'min-partial': ('summary-min-partial.csv',)}
+        'min-partial': ('summary-min-partial.csv',),
+        'guest-2x2': ('summary.csv', 'cross.csv', 'cross.json')}
 
 
 def refresh() -> None:
