@@ -229,7 +229,8 @@ def _asked(dst: str) -> None:
 
 def _lockstat(dst: str) -> None:
     """excerpts of two park=0 runs (whose delta documents are missing),
-    one of park=1, park=2 and park=3 each"""
+    one of park=1, park=2 and park=3 each, and an empty one of park=1
+    (what a failed lockstat-report.sh leaves)"""
     files = os.path.join(dst, 'guest', 'files')
     for m, r, nums, sites in (
             ('0', 1, (5002, 1000004, '25100.50', '5.02', '7000.25'), (
@@ -251,8 +252,9 @@ def _lockstat(dst: str) -> None:
                 'contending_point: 100 refill_sheaf+0x10/0x90'))):
         lock_excerpt(files, 'cross', m, r, 'class: &n->list_lock', *[
             '%s: %s' % kv for kv in zip(runs.LOCK_KEYS, nums)], *sites)
+    lock_excerpt(files, 'cross', '1', 2)
     for m, r, parks in (('0', 1, None), ('0', 2, None), ('1', 1, 40),
-                        ('2', 1, 900), ('3', 1, 50)):
+                        ('1', 2, 30), ('2', 1, 900), ('3', 1, 50)):
         doc = module_run(files, 'cross', m, r, {'ops_per_sec': 1},
                          {'park_slab': parks or 0})
         if parks is None:
