@@ -205,8 +205,8 @@ def add_lockstat(r: Run, path: str) -> None:
     for n, fn in waiters:
         m['waits_' + fn] = m.get('waits_' + fn, 0) + n
     # lock_stat keeps 4 contention points: a site not among fewer than 4
-    # had no waits, one not among 4 is unknown
-    if len(waiters) < LOCKSTAT_POINTS:
+    # had no waits, one not among 4 is unknown, as all in an empty excerpt
+    if len(waiters) < LOCKSTAT_POINTS and 'contentions' in kv:
         for s in LOCKSTAT_SITES:
             m.setdefault('waits_' + s, 0.0)
     r.add('lockstat', m)
