@@ -193,20 +193,23 @@ def add_lockstat(r: Run, path: str) -> None:
             kv[k] = v.strip()
             kind = {'contention_point': 'waiter',
                     'contending_point': 'holder'}.get(k)
-            if kind and len(v.split()) >= 2:
-                r.sites.append((kind, number(path, v.split()[0]),
-                                v.split()[1].split('+0x', 1)[0]))
-    r.lock = {k: number(path, kv.get(k) or '0') for k in LOCK_KEYS}
-    m = {'lock_' + k: number(path, kv[k])
-         for k in ('contentions', 'acquisitions') if k in kv}
-    if 'waittime_total_us' in kv:
-        m['lock_wait_ms'] = number(path, kv['waittime_total_us']) / 1000
+            n_fn = v.split()
+            if kind and len(n_fn) >= 2:
+                r.sites.append((kind, number(path, n_fn[0]),
+                                n_fn[1].split('+0x', 1)[0]))
+    # the excerpt's numbers, parsed once; r.lock has 0 for those it lacks
+    nums = {k: number(path, kv[k]) for k in LOCK_KEYS if k in kv}
+    r.lock = {k: nums.get(k, 0.0) for k in LOCK_KEYS}
+    m = {'lock_' + k: nums[k] for k in ('contentions', 'acquisitions')
+         if k in nums}
+    if 'waittime_total_us' in nums:
+        m['lock_wait_ms'] = nums['waittime_total_us'] / 1000
     waiters = [(n, fn) for kind, n, fn in r.sites if kind == 'waiter']
     for n, fn in waiters:
         m['waits_' + fn] = m.get('waits_' + fn, 0) + n
     # lock_stat keeps 4 contention points: a site not among fewer than 4
     # had no waits, one not among 4 is unknown, as all in an empty excerpt
-    if len(waiters) < LOCKSTAT_POINTS and 'contentions' in kv:
+    if len(waiters) < LOCKSTAT_POINTS and 'contentions' in nums:
         for s in LOCKSTAT_SITES:
             m.setdefault('waits_' + s, 0.0)
     r.add('lockstat', m)
