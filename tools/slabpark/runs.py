@@ -90,6 +90,13 @@ class Run:
         return {k: self.metrics[k] for k, t in self.kind.items() if t == kind}
 
     def add(self, kind: str, values: Dict[str, float]) -> None:
+        """VALUES as metrics of KIND; a ValueError for a metric of
+        another kind (a .results key named as a slabstat metric)"""
+        for k in values:
+            if self.kind.get(k, kind) != kind:
+                raise ValueError('%s %s round %d: %s is a %s and a %s' % (
+                    self.scenario, self.group, self.round, k, self.kind[k],
+                    kind))
         self.metrics.update(values)
         self.kind.update(dict.fromkeys(values, kind))
 
@@ -257,8 +264,9 @@ def module_run(boot: str, files: str, sc: str, md: str, rnd: int,
         if num(v) is not None:
             res.setdefault(k, num(v))
     for k, v in res.items():
-        if RESULT_KIND.get(k, 'result'):
-            r.add(RESULT_KIND.get(k, 'result'), {k: v})
+        kind = RESULT_KIND.get(k, 'result')
+        if kind:
+            r.add(kind, {k: v})
     ls = os.path.join(files, 'lockstat', '%s-%s-%d.txt' % (sc, md, rnd))
     if os.path.exists(ls):
         add_lockstat(r, ls)

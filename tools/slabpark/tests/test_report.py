@@ -154,13 +154,19 @@ class ReportTest(unittest.TestCase):
                                                    else ''))
 
     def test_bad_data(self):
-        """a count that is not a number: the error names its file; no
-        runs: one line"""
+        """a count that is not a number: the error names its file; a
+        metric of two kinds, its run; no runs: one line"""
         fixtures.CASES['lockstat'](self.dir)
         bad = os.path.join(self.files, 'lockstat', 'cross-park1-1.txt')
         fixtures.write(bad, 'contentions: ?\n')
         self.assertEqual(self.report(rc=1), "slabpark report: %s: '?' is "
                          "not a number\n" % bad)
+        # a .results key that is a slabstat counter
+        fixtures.write(bad, '')
+        fixtures.write(os.path.join(self.files, 'runs', 'cross', 'park1',
+                                    '1.results'), 'free_slowpath: 5\n')
+        self.assertEqual(self.report(rc=1), 'slabpark report: cross park=1 '
+                         'round 1: free_slowpath is a counter and a result\n')
         shutil.rmtree(self.files)
         os.makedirs(os.path.join(self.files, 'runs'))
         self.assertIn('no module runs in', self.report(rc=1))
