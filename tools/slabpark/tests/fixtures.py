@@ -343,9 +343,10 @@ CASES = {
     'one-mode': lambda d: synth(d, {'base': [100e3, 105e3]}),
     'measure-waits': lambda d: synth(d, {'0': [100e3, 105e3], '1': [101e3, 104e3],
                                          '2': [100e3, 103e3]}, counters=measured),
-    # a sheaf sweep's 8 placements: rows, then placements given up
+    # a sheaf sweep's 12 placements: rows, then placements given up, the
+    # next one left out for the line that says so
     'many': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3]},
-                            places=['%s-sc%d' % (p, c) for p in ('cross', 'local')
+                            places=['%s-sc%d' % (p, c) for p in runs.SCENARIO_ORDER
                                     for c in (60, 120, 240, 480)], lockstat=True),
     # a host, park=0-3, lock_stat and the measurement counters
     'every-mode': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3],
