@@ -161,16 +161,20 @@ def group_of(mode_dir: str) -> str:
 
 def data_dirs(results: str) -> List[Tuple[str, str]]:
     """(boot name, files dir) in boot order: make run HOST=1's host/, the
-    boots of BASE=1, or the one guest's files"""
+    boots of BASE=1, or the one guest's files; a ValueError for both of
+    the last two"""
     host = os.path.join(results, 'host')
     if os.path.isdir(os.path.join(host, 'runs')):
         return [('', host)]
     boots = sorted(d for d in os.listdir(results)
                    if re.fullmatch(r'boot\d+-[a-z]+', d))
+    one = os.path.join(results, 'guest', 'files')
+    if boots and os.path.isdir(one):
+        raise ValueError('%s: both %s/ and guest/files: the runs of two make '
+                         'runs in one directory' % (results, boots[0]))
     if boots:
         return [(b, os.path.join(results, b, 'files')) for b in boots
                 if os.path.isdir(os.path.join(results, b, 'files'))]
-    one = os.path.join(results, 'guest', 'files')
     return [('', one)] if os.path.isdir(one) else []
 
 

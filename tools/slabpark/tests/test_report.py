@@ -155,7 +155,8 @@ class ReportTest(unittest.TestCase):
 
     def test_bad_data(self):
         """a count that is not a number: the error names its file; a
-        metric of two kinds, its run; no runs: one line"""
+        metric of two kinds, its run; two layouts, both; no runs: one
+        line"""
         fixtures.CASES['lockstat'](self.dir)
         bad = os.path.join(self.files, 'lockstat', 'cross-park1-1.txt')
         fixtures.write(bad, 'contentions: ?\n')
@@ -167,6 +168,11 @@ class ReportTest(unittest.TestCase):
                                     '1.results'), 'free_slowpath: 5\n')
         self.assertEqual(self.report(rc=1), 'slabpark report: cross park=1 '
                          'round 1: free_slowpath is a counter and a result\n')
+        os.makedirs(os.path.join(self.dir, 'boot01-base', 'files'))
+        self.assertEqual(self.report(rc=1), 'slabpark report: %s: both '
+                         'boot01-base/ and guest/files: the runs of two make '
+                         'runs in one directory\n' % self.dir)
+        shutil.rmtree(os.path.join(self.dir, 'boot01-base'))
         shutil.rmtree(self.files)
         os.makedirs(os.path.join(self.files, 'runs'))
         self.assertIn('no module runs in', self.report(rc=1))
