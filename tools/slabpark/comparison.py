@@ -259,39 +259,39 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
             if asked(results, 'LOCKSTAT') else []
     keys = sorted(ex, key=lambda k: (R.scenario_key(k[0]), _mode_key(k[1])))
 
-    def row(fmt: str, k: Tuple[str, str], *cols: str) -> str:
-        """K's head, then COLS: 'name' or 'name:decimals' as fmt_range,
-        'vs0 name' against park=0's medians, by their interquartile
-        ranges (beyond spread where they do not overlap)"""
+    def row(fmt: str, k: Tuple[str, str], *cols: Tuple[str, int, bool]) -> str:
+        """K's head, then COLS (name, decimals, vs0): the values of name
+        as fmt_range, or with vs0 their median against park=0's, by their
+        interquartile ranges (beyond spread where they do not overlap)"""
         def col(k, name):
             return [v[name] for v, _ in ex[k]]
 
-        def cell(c: str) -> str:
-            name, _, d = c.partition(':')
-            if not name.startswith('vs0 '):
-                return fmt_range(col(k, name), int(d or 0))
+        def cell(name: str, d: int, vs0: bool) -> str:
+            if not vs0:
+                return fmt_range(col(k, name), d)
             z = (k[0], '0')
             if k[1] == '0' or z not in ex:
                 return '-'
-            a, b = col(k, name[4:]), col(z, name[4:])
+            a, b = col(k, name), col(z, name)
             diff = rnd(median(b)) - rnd(median(a))
             q = [quantile(x, f) for x in (a, b) for f in (.25, .75)]
             return '%.0f %s, %s spread' % (
                 abs(diff), 'more' if diff < 0 else 'fewer', 'beyond'
                 if q[1] < q[2] or q[3] < q[0] else 'within')
         return '%-9s %-6s %4d  ' % (k[0], WORD.get(k[1], k[1]), len(ex[k])) \
-            + fmt % tuple(cell(c) for c in cols)
+            + fmt % tuple(cell(*c) for c in cols)
 
     out = ['', '== &n->list_lock (CONFIG_LOCK_STAT; all caches\' '
            'list_locks): median (min-max) of the runs',
            'placement park   runs  contentions            acquisitions     '
            '            contended %']
-    out += [row('%-22s %-28s %s%%', k, 'contentions', 'acquisitions',
-                'share:2') for k in keys]
+    out += [row('%-22s %-28s %s%%', k, ('contentions', 0, False),
+                ('acquisitions', 0, False), ('share', 2, False)) for k in keys]
     out.append('placement park   runs  wait total us              avg us     '
                '            max us')
-    out += [row('%-26s %-22s %s', k, 'waittime_total_us', 'waittime_avg_us:1',
-                'waittime_max_us') for k in keys]
+    out += [row('%-26s %-22s %s', k, ('waittime_total_us', 0, False),
+                ('waittime_avg_us', 1, False), ('waittime_max_us', 0, False))
+            for k in keys]
     out += ['', '== &n->list_lock call sites: waiter = contention point '
             '(where a CPU waited),',
             '   holder = contending point (where the CPU it waited for took '
@@ -328,10 +328,11 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
             '   first sites are elsewhere counts 0 waits in __slab_free()',
             'placement park   runs  parks                waits __slab_free   '
             ' vs park=0']
-    out += [row('%-20s %-20s %s', k, 'parks', 'waits', 'vs0 waits')
-            for k in keys]
+    out += [row('%-20s %-20s %s', k, ('parks', 0, False), ('waits', 0, False),
+                ('waits', 0, True)) for k in keys]
     out.append('placement park   runs  contentions          vs park=0')
-    out += [row('%-20s %s', k, 'contentions', 'vs0 contentions') for k in keys]
+    out += [row('%-20s %s', k, ('contentions', 0, False),
+                ('contentions', 0, True)) for k in keys]
     return out
 
 

@@ -128,16 +128,19 @@ def report(results: str) -> List[str]:
     if os.path.exists(meta):
         with open(meta) as f:
             out = ['# ' + line.rstrip() for line in f if line.strip()]
-    start = len(out)
+    found = False
     for read, rows, title, name in KINDS:
         runs = read(results)
         if not runs:
             continue
-        out += [''] * (name != 'module') + table(runs, rows, title)
+        found = True
+        if name != 'module':
+            out.append('')
+        out += table(runs, rows, title)
         write_csv(os.path.join(results, 'summary-%s.csv' % name), runs, rows)
         if name == 'module' and any(r.group == 'base' for r in runs):
             out += [''] + ratio_lines(runs)
-    if len(out) == start:
+    if not found:
         raise FileNotFoundError('%s: no guest results (guest/files or '
                                 'boot<NN>-<kernel>/files)' % results)
     return out + ['', 'results: %s: summary.txt report.txt summary-*.csv '

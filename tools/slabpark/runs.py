@@ -90,6 +90,13 @@ class Run:
         return {k: self.metrics[k] for k, t in self.kind.items() if t == kind}
 
     def add(self, kind: str, values: Dict[str, float]) -> None:
+        """VALUES as metrics of KIND; a ValueError for a metric of
+        another kind (a .results key named as a slabstat metric)"""
+        for k in values:
+            if self.kind.get(k, kind) != kind:
+                raise ValueError('%s %s round %d: %s is a %s and a %s' % (
+                    self.scenario, self.group, self.round, k, self.kind[k],
+                    kind))
         self.metrics.update(values)
         self.kind.update(dict.fromkeys(values, kind))
 
@@ -154,16 +161,20 @@ def group_of(mode_dir: str) -> str:
 
 def data_dirs(results: str) -> List[Tuple[str, str]]:
     """(boot name, files dir) in boot order: make run HOST=1's host/, the
-    boots of BASE=1, or the one guest's files"""
+    boots of BASE=1, or the one guest's files; a ValueError for both of
+    the last two"""
     host = os.path.join(results, 'host')
     if os.path.isdir(os.path.join(host, 'runs')):
         return [('', host)]
     boots = sorted(d for d in os.listdir(results)
                    if re.fullmatch(r'boot\d+-[a-z]+', d))
+    one = os.path.join(results, 'guest', 'files')
+    if boots and os.path.isdir(one):
+        raise ValueError('%s: both %s/ and guest/files: the runs of two make '
+                         'runs in one directory' % (results, boots[0]))
     if boots:
         return [(b, os.path.join(results, b, 'files')) for b in boots
                 if os.path.isdir(os.path.join(results, b, 'files'))]
-    one = os.path.join(results, 'guest', 'files')
     return [('', one)] if os.path.isdir(one) else []
 
 
@@ -193,20 +204,23 @@ def add_lockstat(r: Run, path: str) -> None:
             kv[k] = v.strip()
             kind = {'contention_point': 'waiter',
                     'contending_point': 'holder'}.get(k)
-            if kind and len(v.split()) >= 2:
-                r.sites.append((kind, number(path, v.split()[0]),
-                                v.split()[1].split('+0x', 1)[0]))
-    r.lock = {k: number(path, kv.get(k) or '0') for k in LOCK_KEYS}
-    m = {'lock_' + k: number(path, kv[k])
-         for k in ('contentions', 'acquisitions') if k in kv}
-    if 'waittime_total_us' in kv:
-        m['lock_wait_ms'] = number(path, kv['waittime_total_us']) / 1000
+            n_fn = v.split()
+            if kind and len(n_fn) >= 2:
+                r.sites.append((kind, number(path, n_fn[0]),
+                                n_fn[1].split('+0x', 1)[0]))
+    # the excerpt's numbers, parsed once; r.lock has 0 for those it lacks
+    nums = {k: number(path, kv[k]) for k in LOCK_KEYS if k in kv}
+    r.lock = {k: nums.get(k, 0.0) for k in LOCK_KEYS}
+    m = {'lock_' + k: nums[k] for k in ('contentions', 'acquisitions')
+         if k in nums}
+    if 'waittime_total_us' in nums:
+        m['lock_wait_ms'] = nums['waittime_total_us'] / 1000
     waiters = [(n, fn) for kind, n, fn in r.sites if kind == 'waiter']
     for n, fn in waiters:
         m['waits_' + fn] = m.get('waits_' + fn, 0) + n
     # lock_stat keeps 4 contention points: a site not among fewer than 4
-    # had no waits, one not among 4 is unknown
-    if len(waiters) < LOCKSTAT_POINTS:
+    # had no waits, one not among 4 is unknown, as all in an empty excerpt
+    if len(waiters) < LOCKSTAT_POINTS and 'contentions' in nums:
         for s in LOCKSTAT_SITES:
             m.setdefault('waits_' + s, 0.0)
     r.add('lockstat', m)
@@ -254,8 +268,9 @@ def module_run(boot: str, files: str, sc: str, md: str, rnd: int,
         if num(v) is not None:
             res.setdefault(k, num(v))
     for k, v in res.items():
-        if RESULT_KIND.get(k, 'result'):
-            r.add(RESULT_KIND.get(k, 'result'), {k: v})
+        kind = RESULT_KIND.get(k, 'result')
+        if kind:
+            r.add(kind, {k: v})
     ls = os.path.join(files, 'lockstat', '%s-%s-%d.txt' % (sc, md, rnd))
     if os.path.exists(ls):
         add_lockstat(r, ls)

@@ -55,13 +55,13 @@ class Data:
     ref_of: Callable[[List[str]], str] = REC.reference
     duration_ms: Optional[float] = None
     floor: Optional[float] = None   # the noise floor of ops/s, percent
+    skip: Sequence[str] = ()        # groups left out
 
     def __post_init__(self):
         self.spreads = R.spreads(self.runs, [k for _, k in self.rows])
         self.groups: Dict[str, List[str]] = {}
         for sc in R.scenarios(self.runs):
-            gs = [g for g in R.groups(self.runs, sc)
-                  if g not in SUMMARY_SKIP_GROUPS]
+            gs = [g for g in R.groups(self.runs, sc) if g not in self.skip]
             ref = self.ref_of(gs)
             self.groups[sc] = [ref] + [g for g in gs if g != ref]
 
@@ -85,7 +85,8 @@ def module_data(runs: Sequence[R.Run]) -> Data:
     dur = {r.metrics['duration_ms'] for r in runs
            if r.kind.get('duration_ms') == 'const'}
     return Data(runs, MODULE_ROWS, duration_ms=next(iter(dur))
-                if len(dur) == 1 else None, floor=REC.ops_floor(runs))
+                if len(dur) == 1 else None, floor=REC.ops_floor(runs),
+                skip=SUMMARY_SKIP_GROUPS)
 
 
 def min_partial_ref(gs: List[str]) -> str:

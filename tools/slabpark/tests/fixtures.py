@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 from contextlib import redirect_stdout
 from io import StringIO
-from typing import Dict, Optional, Sequence
+from typing import Callable, Dict, Optional, Sequence
 from unittest import mock
 
 from slabpark import runs
@@ -84,10 +84,12 @@ def delta_doc(mode: str, extra: Optional[Dict[str, float]] = None) -> dict:
 def synth(dst: str, ops: Dict[str, Sequence[float]],
           places: Sequence[str] = ('cross', 'local'), host: bool = False,
           lockstat: bool = False, park: Optional[Dict[str, float]] = None,
-          measure: bool = False, rest: Optional[int] = None) -> str:
+          counters: Callable[[int, int], Dict[str, float]] = lambda m, r: {},
+          rest: Optional[int] = None) -> str:
     """a module comparison: OPS maps a mode ('0', '1', '2') to the ops/s
     of its rounds (every placement the same); park_slab per mode from
-    PARK (default 0, 20000, 50000); REST slabs at rest, or by mode"""
+    PARK (default 0, 20000, 50000), the COUNTERS of (mode, round) beside
+    it; REST slabs at rest, or by mode"""
     park = park or {'0': 0, '1': 20000, '2': 50000, '3': 50000}
     files = os.path.join(dst, 'host') if host else \
         os.path.join(dst, 'guest', 'files')
@@ -106,11 +108,7 @@ def synth(dst: str, ops: Dict[str, Sequence[float]],
             mi = int(m) if m.isdigit() else 0
             for r, o in enumerate(rounds, 1):
                 pk = park.get(m, 0) if p != 'local' else 0
-                extra = {'park_slab': pk, 'unpark_slab': pk}
-                if measure:
-                    extra.update(free_wait_full_partial=300 - 100 * mi,
-                                 free_wait_full_empty=10, free_wait_empty_on=5,
-                                 free_wait_empty_off=0)
+                extra = dict(counters(mi, r), park_slab=pk, unpark_slab=pk)
                 module_run(files, p, m, r, results(
                     p, r, o, 400 + r, rest or 100 - 20 * mi + r), extra)
                 if lockstat:
@@ -119,10 +117,16 @@ def synth(dst: str, ops: Dict[str, Sequence[float]],
                                  'acquisitions: 90000',
                                  'waittime_total_us: 2500.0',
                                  'contention_point: %d __slab_free+0xb3/0x530'
-                                 % (500 - 200 * mi + r),
+                                 % (500 - 100 * mi + r),
                                  'contention_point: 7 __refill_objects_node'
                                  '+0xad/0x860')
     return dst
+
+
+def measured(mode: int, rnd: int) -> Dict[str, float]:
+    """the waits of the measurement kernel (synth's COUNTERS)"""
+    return dict(free_wait_full_partial=300 - 100 * mode, free_wait_full_empty=10,
+                free_wait_empty_on=5, free_wait_empty_off=0)
 
 
 def module_run(files: str, place: str, mode: str, rnd: int,
@@ -225,7 +229,8 @@ def _asked(dst: str) -> None:
 
 def _lockstat(dst: str) -> None:
     """excerpts of two park=0 runs (whose delta documents are missing),
-    one of park=1, park=2 and park=3 each"""
+    one of park=1, park=2 and park=3 each, and an empty one of park=1
+    (what a failed lockstat-report.sh leaves)"""
     files = os.path.join(dst, 'guest', 'files')
     for m, r, nums, sites in (
             ('0', 1, (5002, 1000004, '25100.50', '5.02', '7000.25'), (
@@ -247,8 +252,9 @@ def _lockstat(dst: str) -> None:
                 'contending_point: 100 refill_sheaf+0x10/0x90'))):
         lock_excerpt(files, 'cross', m, r, 'class: &n->list_lock', *[
             '%s: %s' % kv for kv in zip(runs.LOCK_KEYS, nums)], *sites)
+    lock_excerpt(files, 'cross', '1', 2)
     for m, r, parks in (('0', 1, None), ('0', 2, None), ('1', 1, 40),
-                        ('2', 1, 900), ('3', 1, 50)):
+                        ('1', 2, 30), ('2', 1, 900), ('3', 1, 50)):
         doc = module_run(files, 'cross', m, r, {'ops_per_sec': 1},
                          {'park_slab': parks or 0})
         if parks is None:
@@ -324,41 +330,49 @@ CASES = {
     'beyond': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3],
                                   '2': [101e3, 112e3]},
                               places=('cross', 'balanced')),
-    # every mode the same: nothing beyond noise
+    # every mode the same as printed: nothing beyond noise (slowpath shares
+    # apart, 99.991-99.992% against 99.995-99.996%, both 100%)
     'within': lambda d: synth(d, {'0': [100e3, 105e3], '1': [101e3, 110e3],
                                   '2': [96e3, 103e3]}, places=('cross',),
-                              park={'0': 0, '1': 0, '2': 0}, rest=50),
+                              park={'0': 0, '1': 0, '2': 0}, rest=50,
+                              counters=lambda m, r: {
+                                  'free_fastpath': (90 - 9 * r) // (1 + m)}),
     # ops/s apart by range, not by more than local's spread
     'ops-floor': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3],
                                      '2': [40e3, 45e3]}),
     'one-mode': lambda d: synth(d, {'base': [100e3, 105e3]}),
     'measure-waits': lambda d: synth(d, {'0': [100e3, 105e3], '1': [101e3, 104e3],
-                                         '2': [100e3, 103e3]}, measure=True),
-    # a sheaf sweep's 8 placements: rows, then placements given up
+                                         '2': [100e3, 103e3]}, counters=measured),
+    # a sheaf sweep's 12 placements: rows, then placements given up, the
+    # next one left out for the line that says so
     'many': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3]},
-                            places=['%s-sc%d' % (p, c) for p in ('cross', 'local')
+                            places=['%s-sc%d' % (p, c) for p in runs.SCENARIO_ORDER
                                     for c in (60, 120, 240, 480)], lockstat=True),
     # a host, park=0-3, lock_stat and the measurement counters
     'every-mode': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3],
                                       '2': [101e3, 104e3], '3': [99e3, 102e3]},
                                   places=('cross', 'local', 'balanced'),
-                                  lockstat=True, measure=True, host=True),
+                                  lockstat=True, counters=measured, host=True),
     'boots': _boots,
     'workloads': _workloads,
     'min-partial': _min_partial,
+    # the real run, its outputs in the order written
+    'guest-2x2': lambda d: shutil.copytree(os.path.join(DATA, 'guest-2x2'), d),
 }
 
 
 def outputs(case: str, dst: str) -> Dict[str, str]:
     """CASES[CASE] made in DST, then python3 -m slabpark report DST: the
-    texts of report.txt, summary.txt, summary*.csv, plot.in (gnuplot's
+    texts of its *.txt, *.csv, *.json, plot.in (gnuplot's
     input and data; gnuplot is not run) and stdout, DST written DIR"""
     from slabpark import __main__ as cli
-    from slabpark import comparison
     CASES[case](dst)
     plot = []
+    run, which = subprocess.run, shutil.which
 
-    def gnuplot(argv, input, text):
+    def gnuplot(argv, *args, input=None, **kw):
+        if argv != ['gnuplot']:
+            return run(argv, *args, input=input, **kw)
         plot.append(input)
         for path in sorted(set(re.findall(r"'(/[^']*\.dat)'", input))):
             with open(path) as f:
@@ -366,29 +380,28 @@ def outputs(case: str, dst: str) -> Dict[str, str]:
         plot[:] = [x.replace(os.path.dirname(path), 'TMP') for x in plot]
         return subprocess.CompletedProcess(argv, 0)
     out = StringIO()
-    with mock.patch.object(comparison.shutil, 'which', lambda c: c), \
-            mock.patch.object(comparison.subprocess, 'run', gnuplot), \
+    with mock.patch.object(shutil, 'which', lambda c: c if c == 'gnuplot'
+                           else which(c)), \
+            mock.patch.object(subprocess, 'run', gnuplot), \
             redirect_stdout(out):
         rc = cli.main(['report', dst])
     got = {'stdout': out.getvalue(), 'rc': str(rc)}
     if plot:
         got['plot.in'] = ''.join(plot)
     for name in os.listdir(dst):
-        if name == 'report.txt' or name.startswith('summary'):
+        if name.endswith(('.txt', '.csv', '.json')):
             with open(os.path.join(dst, name)) as f:
                 got[name] = f.read()
     return {k: v.replace(dst, 'DIR') for k, v in got.items()}
 
 
-# what tests/data/outputs/ keeps of a case (report.txt and summary.txt
-# where not named here)
-KEEP = dict([(c, ('summary.txt',)) for c in (
-    'beyond', 'within', 'one-mode', 'measure-waits', 'many')] + [
-    ('footprint', ('report.txt', 'summary.txt', 'summary.csv', 'plot.in')),
-    ('plot-modes', ('report.txt', 'plot.in'))] + [
-    (c, ('report.txt', 'summary.txt', 'summary-%s.csv' % n)) for c, n in (
-        ('boots', 'module'), ('workloads', 'workloads'),
-        ('min-partial', 'min-partial'))])
+# what tests/data/outputs/ keeps of a case beside report.txt and
+# summary.txt
+KEEP = {'footprint': ('summary.csv', 'plot.in'), 'plot-modes': ('plot.in',),
+        'boots': ('summary-module.csv',),
+        'workloads': ('summary-workloads.csv',),
+        'min-partial': ('summary-min-partial.csv',),
+        'guest-2x2': ('summary.csv', 'cross.csv', 'cross.json')}
 
 
 def refresh() -> None:
@@ -398,5 +411,5 @@ def refresh() -> None:
     for case in CASES:
         with tempfile.TemporaryDirectory() as tmp:
             got = outputs(case, os.path.join(tmp, case))
-        for name in KEEP.get(case, ('report.txt', 'summary.txt')):
+        for name in ('report.txt', 'summary.txt') + KEEP.get(case, ()):
             write(os.path.join(DATA, 'outputs', case, name), got[name])

@@ -102,7 +102,8 @@ class ReportTest(unittest.TestCase):
         """report.txt and summary.txt made again from the trimmed real
         fixture have the lines make run wrote (its directory and the plot
         aside; the placement and footprint rows are now in the placement
-        tables' order); the files beside them; the parity of the two"""
+        tables' order; test_outputs has them in order, and the files
+        beside them); the parity of the two"""
         d = fixtures.copy_real('guest-2x2', self.dir)
         with open(os.path.join(d, 'report.txt')) as f:
             want = f.read().splitlines()
@@ -120,12 +121,6 @@ class ReportTest(unittest.TestCase):
                           if not x.startswith('plot: '))
         self.assertEqual(norm(got, d), norm(
             want, was, 'results/' + was.split('/results/', 1)[1]))
-        for f in ('summary.csv', 'cross.csv', 'cross.json', 'local.csv',
-                  'balanced.json'):
-            self.assertTrue(os.path.exists(os.path.join(d, f)), f)
-        with open(os.path.join(d, 'cross.csv')) as f:
-            self.assertEqual(f.readline().split(',')[:4],
-                             ['metric', 'off', 'on', 'always'])
         with open(os.path.join(d, 'summary.txt')) as f:
             self.assertEqual(f.read(), short)
         out = io.StringIO()
@@ -159,13 +154,25 @@ class ReportTest(unittest.TestCase):
                                                    else ''))
 
     def test_bad_data(self):
-        """a count that is not a number: the error names its file; no
-        runs: one line"""
+        """a count that is not a number: the error names its file; a
+        metric of two kinds, its run; two layouts, both; no runs: one
+        line"""
         fixtures.CASES['lockstat'](self.dir)
         bad = os.path.join(self.files, 'lockstat', 'cross-park1-1.txt')
         fixtures.write(bad, 'contentions: ?\n')
         self.assertEqual(self.report(rc=1), "slabpark report: %s: '?' is "
                          "not a number\n" % bad)
+        # a .results key that is a slabstat counter
+        fixtures.write(bad, '')
+        fixtures.write(os.path.join(self.files, 'runs', 'cross', 'park1',
+                                    '1.results'), 'free_slowpath: 5\n')
+        self.assertEqual(self.report(rc=1), 'slabpark report: cross park=1 '
+                         'round 1: free_slowpath is a counter and a result\n')
+        os.makedirs(os.path.join(self.dir, 'boot01-base', 'files'))
+        self.assertEqual(self.report(rc=1), 'slabpark report: %s: both '
+                         'boot01-base/ and guest/files: the runs of two make '
+                         'runs in one directory\n' % self.dir)
+        shutil.rmtree(os.path.join(self.dir, 'boot01-base'))
         shutil.rmtree(self.files)
         os.makedirs(os.path.join(self.files, 'runs'))
         self.assertIn('no module runs in', self.report(rc=1))

@@ -4,10 +4,12 @@
 directory in the guest scripts' layouts."""
 
 import os
+import shutil
 import tempfile
 import unittest
+from unittest import mock
 
-from slabpark import config, run, runs, stats
+from slabpark import config, facts, run, runs, stats
 from slabpark.tests import fixtures
 
 
@@ -66,6 +68,33 @@ class RunsTest(unittest.TestCase):
             'lock_wait_ms': 2.5, 'waits_slab_free': 43})
         self.assertEqual((r.metrics['lock_contentions'], r.kind['park_slab'],
                           r.metrics['park_slab']), (50, 'counter', 5))
+
+
+class FactsTest(unittest.TestCase):
+    def test_meta(self):
+        """SMT as the kernel's smt/ words it; meta.txt: the series of the
+        cover letter's subject, lock_stat first of EXTRA"""
+        with tempfile.TemporaryDirectory() as d:
+            smt = os.path.join(d, 'smt')
+            for files, want in (({'active': '1'}, 'on'),
+                                ({'active': '0', 'control': 'on'}, 'off'),
+                                ({'control': 'forceoff'}, 'off'),
+                                ({'control': 'notsupported'}, 'not supported'),
+                                ({'control': ''}, 'unknown')):
+                shutil.rmtree(smt, ignore_errors=True)
+                for f, v in files.items():
+                    fixtures.write(os.path.join(smt, f), v + '\n')
+                self.assertEqual(facts._smt(smt), want, files)
+            fixtures.write(os.path.join(d, 'patches', '0000-cover-letter.patch'),
+                           'Subject: [RFC PATCH v2 0/7] mm/slub: park slabs\n')
+            with mock.patch.object(facts, 'TOP', d):
+                meta = facts.write_meta(d, 'TCG guest', '1 x 1000 ms', {
+                    'kernel base': 'bzImage-base', 'lock_stat': 'yes'})
+            self.assertEqual(meta['series'], 'RFC PATCH v2')
+            with open(os.path.join(d, 'meta.txt')) as f:
+                self.assertEqual([x.split(':')[0] for x in f], [
+                    'date', 'series', 'project', 'where', 'host cpu', 'runs',
+                    'lock_stat', 'kernel base'])
 
 
 ENV = {'RUNS': '1', 'DURATION_MS': '4000', 'PLACEMENTS': 'cross local',
