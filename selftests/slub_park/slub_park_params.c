@@ -1,26 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slub_park_params - the parameter cases of param_fuzz.txt, each checked
- * against the kernel's exact errno.  Run by slub_park.sh (params.sh) with
- * one case a line on stdin, the words of param_fuzz.txt replaced:
+ * slub_park_params - the parameter cases of param_fuzz.txt (its header
+ * says what each kind must give), one a line on stdin, the words replaced
+ * (params.sh), each checked against the kernel's exact errno:
  *
  *   slub_park_params load KO MODULE CACHE    lines "EXPECT NAMES PARAM..."
- *	finit_module(KO, "PARAM...") must give EXPECT.  Loaded: the cache
- *	(cache_name= of the line, else CACHE) is in /sys/kernel/slab and
- *	goes with delete_module().  Refused: MODULE is not loaded, the cache
- *	is absent, and a kernel message after the call (/dev/kmsg) names
- *	MODULE and one of NAMES ('|' between them).
  *   slub_park_params write DIR               lines "EXPECT FILE VALUE"
- *	writing VALUE to DIR/FILE must give EXPECT.  Accepted: FILE reads
- *	back VALUE.  Refused: FILE reads as before (unless write-only).
  *   slub_park_params combo DIR               lines "EXPECT WHAT FILE VALUE..."
- *	the (at most 8) FILE VALUE pairs written in turn: the first refused
- *	write, or when none is the start of a run (DIR/run), must give
- *	EXPECT; the files get their values back.
  *
- * EXPECT: ok, einval, erange or ebusy.  Prints a "# " line for each case
- * that does not hold, then "# N CMD cases, M failed"; exits 0 when all
- * held, 1 when one did not or there was none, 2 on bad usage or input.
+ * A load that is refused leaves neither MODULE nor the cache (cache_name=
+ * of the line, else CACHE), and a kernel message after the call
+ * (/dev/kmsg) names MODULE and one of NAMES ('|' between them).  Prints a
+ * "# " line for each case that does not hold, then "# N CMD cases, M
+ * failed"; exits 0 when all held, 1 when one did not or there was none, 2
+ * on bad usage or input.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +34,7 @@ static const struct {
 	int err;
 } expects[] = {
 	{ "ok", 0 }, { "einval", EINVAL }, { "erange", ERANGE }, { "ebusy", EBUSY },
+	{ "eacces", EACCES },
 };
 
 static int expect_errno(const char *word)
@@ -48,8 +42,7 @@ static int expect_errno(const char *word)
 	for (size_t i = 0; i < ARRAY_SIZE(expects); i++)
 		if (!strcmp(word, expects[i].name))
 			return expects[i].err;
-	fprintf(stderr, "slub_park_params: unknown EXPECT '%s' (ok, einval, erange, ebusy)\n",
-		word);
+	fprintf(stderr, "slub_park_params: unknown EXPECT '%s' (param_fuzz.txt)\n", word);
 	exit(2);
 }
 
