@@ -157,16 +157,10 @@ node_cpus() {
 		awk '$1 == "on" { on[$2] = 1; next } ($1 in on) { n++ } END { print n + 0 }'
 }
 
-# normal_memory_nodes: the nodes with normal memory, one a line
-# (has_memory where the kernel has no has_normal_memory, else all online)
+# normal_memory_nodes: the nodes with normal memory, one a line (node 0
+# without CONFIG_NUMA)
 normal_memory_nodes() {
-	for nm_f in has_normal_memory has_memory; do
-		if [ -r "$NODE_SYS/$nm_f" ]; then
-			cpulist_expand "$(cat "$NODE_SYS/$nm_f")"
-			return 0
-		fi
-	done
-	online_nodes
+	cpulist_expand "$(cat "$NODE_SYS/has_normal_memory" 2>/dev/null || echo 0)"
 }
 
 # node_distance A B: the distance from A to B (nodeA/distance has one

@@ -203,18 +203,15 @@ static int combo_case(const char *dir, int want, const char *what, char *pairs)
 	int n = 0, i, err = 0, bad = 0;
 
 	for (char *w = strtok_r(pairs, " ", &save); w; n++) {
-		if (n == 8) {
-			fprintf(stderr, "slub_park_params: combo %s: more than 8 pairs\n",
+		char *v = strtok_r(NULL, " ", &save);
+
+		if (n == 8 || !v) {
+			fprintf(stderr, "slub_park_params: combo %s: not 1-8 FILE VALUE pairs\n",
 				what);
 			exit(2);
 		}
 		file[n] = w;
-		val[n] = strtok_r(NULL, " ", &save);
-		if (!val[n]) {
-			fprintf(stderr, "slub_park_params: combo %s: a FILE without a VALUE\n",
-				what);
-			exit(2);
-		}
+		val[n] = v;
 		w = strtok_r(NULL, " ", &save);
 	}
 	for (i = 0; i < n && !err; i++)
