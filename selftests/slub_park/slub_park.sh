@@ -9,7 +9,7 @@
 # when all were skipped.  POSIX sh; runs under busybox ash.  README: the
 # environment it handles (nodes, signing, KASAN).
 
-# The t_* tests and their helpers are called through run_test "$@".
+# The t_* tests and their helpers are called through run_named.
 # shellcheck disable=SC2317
 
 set -u
@@ -332,7 +332,7 @@ cleanup() {
 # The tests t_NAME (run_PLACEMENT: t_run PLACEMENT) return 0 (pass), 1
 # (fail) or 4 (skip NEED REASON).  TESTS: the tests of smoke and stress
 # mode, in order, each with the needs it declares ('-': none); 'slub_park.sh
-# list' prints it, the plan counts it.  run_test skips a test for the first
+# list' prints it, the plan counts it.  run_named skips a test for the first
 # need the kernel or machine lacks (lacks), naming it ("# SKIP needs NEED:
 # REASON"), and fails a skip for a need its line does not declare.  Needs:
 #   loaded     the module loaded, as test load leaves it (lacking only
