@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,18 @@ static int expect_errno(const char *word)
 static const char *errname(int err)
 {
 	return err ? strerror(err) : "success";
+}
+
+/* A case that does not hold: its "# " line; 1 */
+static __printf(1, 2) int bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("# ");
+	vprintf(fmt, ap);
+	va_end(ap);
+	return 1;
 }
 
 /* Whether @path exists; "" never does. */
@@ -104,7 +117,7 @@ static int load_case(int ko, const char *mod, const char *cache, int want,
 {
 	char slab[512], modpath[256];
 	const char *cn = strstr(params, "cache_name=");
-	int kmsg, kmsg_err, err, bad = 0;
+	int kmsg, kmsg_err, err, ret = 0;
 
 	if (!cn || (cn != params && cn[-1] != ' '))
 		snprintf(slab, sizeof(slab), "/sys/kernel/slab/%s", cache);
@@ -119,35 +132,25 @@ static int load_case(int ko, const char *mod, const char *cache, int want,
 	if (kmsg >= 0)
 		lseek(kmsg, 0, SEEK_END);
 	err = syscall(SYS_finit_module, ko, params, 0) ? errno : 0;
-	if (err != want) {
-		printf("# load %s: %s, expected %s\n", params, errname(err), errname(want));
-		bad = 1;
-	}
+	if (err != want)
+		ret = bad("load %s: %s, expected %s\n", params, errname(err), errname(want));
 	if (!err) {
-		if (*slab && !exists(slab)) {
-			printf("# load %s: loaded without %s\n", params, slab);
-			bad = 1;
-		}
-		if (syscall(SYS_delete_module, mod, O_NONBLOCK)) {
-			printf("# load %s: delete_module: %s\n", params, strerror(errno));
-			bad = 1;
-		} else if (exists(slab)) {
-			printf("# load %s: %s is left after the unload\n", params, slab);
-			bad = 1;
-		}
+		if (*slab && !exists(slab))
+			ret = bad("load %s: loaded without %s\n", params, slab);
+		if (syscall(SYS_delete_module, mod, O_NONBLOCK))
+			ret = bad("load %s: delete_module: %s\n", params, strerror(errno));
+		else if (exists(slab))
+			ret = bad("load %s: %s is left after the unload\n", params, slab);
 	} else if (exists(modpath) || exists(slab)) {
-		printf("# load %s: refused, but left %s or %s behind\n", params, modpath, slab);
-		bad = 1;
+		ret = bad("load %s: refused, but left %s or %s behind\n", params, modpath, slab);
 	} else if (kmsg < 0) {
-		printf("# load %s: cannot read /dev/kmsg: %s\n", params, strerror(kmsg_err));
-		bad = 1;
+		ret = bad("load %s: cannot read /dev/kmsg: %s\n", params, strerror(kmsg_err));
 	} else if (!kmsg_names(kmsg, mod, names)) {
-		printf("# load %s: no kernel message of %s naming '%s'\n", params, mod, names);
-		bad = 1;
+		ret = bad("load %s: no kernel message of %s naming '%s'\n", params, mod, names);
 	}
 	if (kmsg >= 0)
 		close(kmsg);
-	return bad;
+	return ret;
 }
 
 /* Write @val to @dir/@file; 0 or the errno.  @before: what it read first. */
@@ -175,19 +178,14 @@ static int write_case(const char *dir, int want, const char *file, const char *v
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	read_line(path, after, sizeof(after));
-	if (err != want) {
-		printf("# write '%s' to %s: %s, expected %s\n", val, file, errname(err),
-		       errname(want));
-		return 1;
-	}
-	if (!err && strcmp(after, val)) {
-		printf("# %s reads '%s' after writing '%s'\n", file, after, val);
-		return 1;
-	}
-	if (err && strcmp(before, after)) {
-		printf("# %s changed from '%s' to '%s' by a refused write\n", file, before, after);
-		return 1;
-	}
+	if (err != want)
+		return bad("write '%s' to %s: %s, expected %s\n", val, file, errname(err),
+			   errname(want));
+	if (!err && strcmp(after, val))
+		return bad("%s reads '%s' after writing '%s'\n", file, after, val);
+	if (err && strcmp(before, after))
+		return bad("%s changed from '%s' to '%s' by a refused write\n", file, before,
+			   after);
 	return 0;
 }
 
@@ -200,7 +198,7 @@ static int combo_case(const char *dir, int want, const char *what, char *pairs)
 {
 	char *file[8], *val[8], old[8][256], scratch[256], state[64], *save;
 	const char *at = "";
-	int n = 0, i, err = 0, bad = 0;
+	int n = 0, i, err = 0, ret = 0;
 
 	for (char *w = strtok_r(pairs, " ", &save); w; n++) {
 		char *v = strtok_r(NULL, " ", &save);
@@ -225,19 +223,15 @@ static int combo_case(const char *dir, int want, const char *what, char *pairs)
 			read_line(scratch, state, sizeof(state));
 		}
 	}
-	if (err != want) {
-		printf("# combo %s: %s%s, expected %s\n", what, at, errname(err), errname(want));
-		bad = 1;
-	}
+	if (err != want)
+		ret = bad("combo %s: %s%s, expected %s\n", what, at, errname(err), errname(want));
 	while (i-- > 0) {
 		err = write_val(dir, file[i], old[i], scratch, sizeof(scratch));
-		if (err) {
-			printf("# combo %s: cannot put back %s %s: %s\n", what, file[i], old[i],
-			       strerror(err));
-			bad = 1;
-		}
+		if (err)
+			ret = bad("combo %s: cannot put back %s %s: %s\n", what, file[i], old[i],
+				  strerror(err));
 	}
-	return bad;
+	return ret;
 }
 
 static void bad_usage(void)
