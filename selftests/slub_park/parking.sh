@@ -20,14 +20,11 @@ restore_park() {
 }
 
 # park_burst NAME: short park=2 cross runs until one ends with slabs still
-# parked ('parked' read as soon as the run is over, before the unpark work
-# has run), so that the caller acts on a cache with parked slabs; up to
-# BURST_TRIES tries: a burst whose end the unpark work beat leaves nothing,
-# and a make check once saw 5 such bursts in a row (10 tries; 3 under
-# KASAN, where the quarantine keeps the frees from parking anyway).
-# BURST_PARKED is that count.  Leaves park=2 set.  Returns 1 when
-# nothing was parked (skip frees with the reason if the frees were
-# deferred, as with KASAN's quarantine, which holds the frees of a run).
+# parked (BURST_PARKED, read before the unpark work has run), so that the
+# caller acts on parked slabs; park=2 left set.  Up to BURST_TRIES: the
+# unpark work may beat a burst's end (a make check saw 5 in a row; 3 under
+# KASAN, whose quarantine keeps the frees from parking anyway).  1 when
+# nothing parked (a skip for frees where the frees were deferred).
 BURST_PARKED=0
 BURST_TRIES=10
 park_burst() {
@@ -161,19 +158,15 @@ t_park_no_stranded() {
 # park (park=2) in cross runs whose allocators drain slabs as the freers
 # refill them, both sides on the same few slabs (inflight 16..256; with 4 or
 # fewer objects per thread in flight no slab ever fills, nothing parks).
-# The cache is shrunk during the runs: shrink unparks, and under KASAN it
-# flushes the quarantine that would otherwise hold the frees of the run;
-# not after them, so that only the delayed work empties 'parked' then.
-# Under KASAN the module shrinks too, every PARK_SHRINK_MS (50) ms from
-# its run's control work (shrink_ms): the shell's shrinks alone, with every
-# vCPU busy with the run's threads, once let all 0 of a run's frees reach
-# SLUB under TCG ("0 of N frees of run nosheaves256 reached SLUB"), and
-# the test skipped.
-# Before the fix this crashed the kernel within the first two of these runs
-# in 12 boots out of 12 (2x2 vCPUs, TCG); after it, 940-17,700 parks a run
-# (150-480 under KASAN, thanks to the shrinks).
-# Reloads the module with no_sheaves=1, and with the defaults at the end,
-# on failure too (later tests expect the default module, idle).
+# The cache is shrunk during the runs (DR_SHRINK; not after them, so that
+# only the delayed work empties 'parked' then): shrink unparks, and under
+# KASAN it flushes the quarantine that holds the frees; there the module
+# shrinks too, every PARK_SHRINK_MS (50) ms (shrink_ms): the shell's
+# shrinks alone once let 0 of a run's frees reach SLUB under TCG.  Before
+# the fix this crashed the kernel within the first two of these runs in 12
+# boots out of 12 (2x2 vCPUs, TCG); after it, 940-17,700 parks a run
+# (150-480 under KASAN).  The default module, idle, is loaded again at the
+# end, on failure too.
 nosheaves_restore() {
 	DR_SHRINK=0
 	restore_park

@@ -52,10 +52,8 @@ shrink_until_idle() {
 
 # do_run NAME key=val...: clear the stat counters, run_wait; the results in
 # $TMP/NAME.res, the stat sums in $TMP/NAME.stats.  With DR_SHRINK=1 the
-# cache is shrunk every 0.1 s during the run (under KASAN this flushes the
-# quarantine, so that the frees reach the slabs while the allocators run),
-# not after it (what the run left parked is still there for the caller);
-# a failed shrink fails the run.
+# cache is shrunk every 0.1 s during the run (not after it), and a failed
+# shrink fails the run.
 DR_SHRINK=0
 do_run() {
 	clear_stats
@@ -85,10 +83,9 @@ free_counts() {
 
 # frees_deferred RUN: the freers' frees did not reach SLUB in the run, so
 # nothing could park; prints the reason.  Without KASAN: fastpath + slowpath
-# < 50% of the run's frees.  With KASAN always: its quarantine holds the
-# frees, and those it lets go are freed in batches by quarantine_reduce() on
-# whichever CPU allocates next (the allocators' node: local frees, which
-# never park), however many they are.  Needs SLUB_STATS.
+# < 50% of the run's frees.  With KASAN always: quarantine_reduce() frees
+# what it lets go on whichever CPU allocates next (the allocators' node:
+# local frees, which never park).  Needs SLUB_STATS.
 frees_deferred() {
 	free_counts "$1"
 	fd_why="$((fast + slow)) of $frees frees of run $1 reached SLUB (free_fastpath + free_slowpath)"
