@@ -84,13 +84,7 @@ t_debugfs_params() {
 	state=$(cat "$DBG/wait")
 	[ "$state" = "state: stopped" ] || { diag "wait after stop: '$state', expected 'state: stopped'"; ok=1; }
 	cat "$DBG/results" > "$TMP/stopped.res"
-	[ "$(res "$TMP/stopped.res" state)" = stopped ] || { diag "results state '$(res "$TMP/stopped.res" state)' after stop"; ok=1; }
-	a=$(res "$TMP/stopped.res" allocs)
-	f=$(res "$TMP/stopped.res" frees)
-	if [ -z "$a" ] || [ "$a" != "$f" ]; then
-		diag "stopped run: allocs '$a' != frees '$f'"
-		ok=1
-	fi
+	res_is stopped state=stopped frees="$(res "$TMP/stopped.res" allocs)" || ok=1
 	write_file "$DBG/duration_ms" "$DUR_MS"
 	[ "$(cat "$DBG/status")" = idle ] || { diag "status not idle after stop"; ok=1; }
 	return "$ok"

@@ -97,17 +97,25 @@ frees_deferred() {
 	echo "only $fd_why"
 }
 
+# res_is RUN KEY=VALUE...: each KEY of run RUN's results is VALUE
+res_is() {
+	ri_ok=0
+	ri_run=$1
+	shift
+	for ri_kv in "$@"; do
+		ri_v=$(res "$TMP/$ri_run.res" "${ri_kv%%=*}")
+		[ "$ri_v" = "${ri_kv#*=}" ] && continue
+		diag "$ri_run: ${ri_kv%%=*} '$ri_v', expected '${ri_kv#*=}'"
+		ri_ok=1
+	done
+	return "$ri_ok"
+}
+
 # check_run NAME PLACEMENT: the common checks of a finished run.
 check_run() {
 	cr_f=$TMP/$1.res
 	cr_ok=0
-	for cr_kv in state=done error=0 placement="$2" alloc_failures=0; do
-		cr_v=$(res "$cr_f" "${cr_kv%%=*}")
-		# no alloc_failures line: none
-		[ "$cr_v" = "${cr_kv#*=}" ] || [ "$cr_kv$cr_v" = alloc_failures=0 ] && continue
-		diag "$1: ${cr_kv%%=*} '$cr_v', expected '${cr_kv#*=}'"
-		cr_ok=1
-	done
+	res_is "$1" state=done error=0 placement="$2" alloc_failures=0 || cr_ok=1
 	cr_allocs=$(res "$cr_f" allocs)
 	cr_frees=$(res "$cr_f" frees)
 	if [ "${cr_allocs:-0}" -le 0 ] || [ "${cr_frees:-0}" -le 0 ]; then
