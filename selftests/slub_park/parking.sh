@@ -40,22 +40,26 @@ park_burst() {
 	done
 	cat "$DBG/results" > "$TMP/burst.res"
 	stat_snapshot "$SLAB" > "$TMP/burst.stats"
-	if why=$(frees_deferred burst); then
-		skip frees "nothing parked at the end of $BURST_TRIES park=2 bursts ($why)"
-	else
-		diag "$1: nothing parked at the end of $BURST_TRIES park=2 bursts"
+	nothing_parked burst "$1: nothing parked at the end of $BURST_TRIES park=2 bursts"
+}
+
+# nothing_parked RUN WHAT: a skip for frees (4) when RUN's frees were
+# deferred, else a failure (1), saying WHAT
+nothing_parked() {
+	if np_why=$(frees_deferred "$1"); then
+		skip frees "$2 ($np_why)"
+		return
 	fi
+	diag "$2"
 	return 1
 }
 
 # burst_or_skip NAME: park_burst, and the test's return value if it failed
-# (4, a skip for frees, when the frees were deferred, else 1).
 burst_or_skip() {
-	SKIP_NEED=
 	park_burst "$1" && return 0
+	bs_rc=$?
 	restore_park
-	[ -n "$SKIP_NEED" ] && return "$ksft_skip"
-	return 1
+	return "$bs_rc"
 }
 
 # counters_agree: left, the parked count once settled (up to 2 s); ps and
@@ -257,12 +261,8 @@ t_park_footprint() {
 	tol=$((minp * NR_NODES))
 	nosheaves_restore || return 1
 	if [ "${FP_PARKS:-0}" -eq 0 ]; then
-		if deferred=$(frees_deferred fp2); then
-			skip frees "nothing parked in the burst ($deferred)"
-			return
-		fi
-		diag "park=2: nothing parked in the burst"
-		return 1
+		nothing_parked fp2 "park=2: nothing parked in the burst"
+		return
 	fi
 	[ "$FP_LEFT" = 0 ] || { diag "park=2: $FP_LEFT slabs still parked"; ok=1; }
 	if [ "$FP_SLABS" -gt $((base_slabs + tol)) ]; then
