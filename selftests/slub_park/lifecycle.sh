@@ -40,15 +40,6 @@ t_destroy_parked() {
 	gone "$SLAB" "$PARKDIR"
 }
 
-stress_threads() {
-	for st_c in /proc/[0-9]*/comm; do
-		read -r st_comm < "$st_c" 2>/dev/null || continue
-		case "$st_comm" in
-		slub_stress*|sstress*) echo "$st_comm" ;;
-		esac
-	done
-}
-
 run_active() {
 	[ "$(cat "$DBG/status")" = running ]
 }
@@ -66,7 +57,7 @@ t_rmmod_mid_run() {
 	canary || return 1
 	unload || return 1
 	gone "$SLAB" "$DBG" "$PARKDIR" || ok=1
-	thr=$(stress_threads)
+	thr=$(cat /proc/[0-9]*/comm 2>/dev/null | grep -E '^(slub_stress|sstress)')
 	[ -z "$thr" ] || { diag "threads left after rmmod: $(echo "$thr" | tr '\n' ' ')"; ok=1; }
 	return "$ok"
 }

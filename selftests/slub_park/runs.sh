@@ -6,10 +6,6 @@
 # by slub_park.sh, whose variables these tests share.
 # shellcheck shell=sh disable=SC2317,SC2034,SC2154
 
-has_stats() {
-	[ -e "$SLAB/free_slowpath" ]
-}
-
 # Clear all stat counters together, at a quiescent point: wait (read-only)
 # for parked slabs of the previous run to be unparked first, or a late unpark
 # would count in unpark_slab without its park_slab.

@@ -393,7 +393,7 @@ lacks() {
 			[ -e "$SLAB/park_slab" ] && return 1
 		echo "kernel without slab parking ($PARKDIR/park, parked or $SLAB/park_slab absent: no series, or no CONFIG_SLUB_DEBUG, CONFIG_DEBUG_FS or CONFIG_SLUB_STATS)" ;;
 	stats)
-		has_stats && return 1
+		[ -e "$SLAB/free_slowpath" ] && return 1
 		echo "no SLUB_STATS counters in $SLAB (CONFIG_SLUB_STATS=n)" ;;
 	*)
 		return 1 ;;
