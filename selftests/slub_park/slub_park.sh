@@ -160,15 +160,6 @@ normal_memory_nodes() {
 	cpulist_expand "$(cat "$NODE_SYS/has_normal_memory" 2>/dev/null || echo 0)"
 }
 
-# node_distance A B: the distance from A to B (nodeA/distance has one
-# entry per online node, in order); 0 when unknown
-node_distance() {
-	nd_i=$(online_nodes | awk -v b="$2" '$1 == b { print NR; exit }')
-	nd_v=$(awk -v i="${nd_i:-0}" '{ print $i; exit }' "$NODE_SYS/node$1/distance" 2>/dev/null)
-	case "$nd_v" in ''|*[!0-9]*) nd_v=0 ;; esac
-	echo "$nd_v"
-}
-
 # choose_nodes: NODE_A, the first online node with online CPUs and normal
 # memory; NODE_B, the farthest such other node by the distance table (the
 # first of equals), or NODE_A when there is none; NR_RUN_NODES (1 or 2;
@@ -190,13 +181,15 @@ choose_nodes() {
 		fi
 	done
 	NODE_A=$(echo "$cn_ok" | awk '{ print $1 }')
-	NODE_B=
-	cn_best=-1
-	for cn_n in $cn_ok; do
-		[ "$cn_n" != "$NODE_A" ] || continue
-		cn_d=$(node_distance "$NODE_A" "$cn_n")
-		[ "$cn_d" -gt "$cn_best" ] && { cn_best=$cn_d; NODE_B=$cn_n; }
-	done
+	# NODE_A's distance row has an entry per online node, in order
+	cn_far=$(awk -v a="$NODE_A" -v ok=" $cn_ok " -v nodes="$NODES" \
+		-v row="$(cat "$NODE_SYS/node$NODE_A/distance" 2>/dev/null)" 'BEGIN {
+		n = split(nodes, id, " "); split(row, d, " "); best = -1
+		for (i = 1; i <= n; i++)
+			if (id[i] != a && index(ok, " " id[i] " ") && d[i] + 0 > best)
+				{ best = d[i] + 0; b = id[i] }
+		print b, best }')
+	NODE_B=${cn_far% *} cn_best=${cn_far#* }
 	NR_RUN_NODES=$(echo "$cn_ok" | wc -w)
 	[ "$NR_RUN_NODES" -le 2 ] || NR_RUN_NODES=2
 	# shellcheck disable=SC2086 # the node ids are words
