@@ -141,16 +141,11 @@ commas() {
 }
 
 # node_cpus N: how many of node N's CPUs are online (without CONFIG_NUMA
-# there is no $NODE_SYS: node 0 has them all)
+# there is no nodeN/: all online CPUs are node 0's)
 node_cpus() {
-	if [ ! -d "$NODE_SYS" ]; then
-		cpulist_count /sys/devices/system/cpu/online
-		return
-	fi
-	nc_list=$(cat "$NODE_SYS/node$1/cpulist" 2>/dev/null)
-	[ -n "$nc_list" ] || { echo 0; return; }
-	nc_on=$(cat /sys/devices/system/cpu/online 2>/dev/null)
-	{ cpulist_expand "${nc_on:-$nc_list}" | sed 's/^/on /'; cpulist_expand "$nc_list"; } |
+	nc_on=$(cat /sys/devices/system/cpu/online)
+	nc_list=$(cat "$NODE_SYS/node$1/cpulist" 2>/dev/null || echo "$nc_on")
+	{ cpulist_expand "$nc_on" | sed 's/^/on /'; cpulist_expand "$nc_list"; } |
 		awk '$1 == "on" { on[$2] = 1; next } ($1 in on) { n++ } END { print n + 0 }'
 }
 
