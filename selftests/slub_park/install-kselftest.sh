@@ -1,20 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# install-kselftest.sh KSRC DEST [KDIR]
-#
-# Assemble a run_kselftest.sh layout in DEST with the slub_park collection,
-# as 'make install' of tools/testing/selftests would for an in-tree one:
-#   DEST/run_kselftest.sh
-#   DEST/kselftest/{runner.sh,ktap_helpers.sh,prefix.pl,module.sh}
-#   DEST/slub_park/...                     (make install of the collection,
-#                                           the module in slub_stress/,
-#                                           built against KDIR)
-#   DEST/kselftest-list.txt                (slub_park entries appended once)
-# Then: DEST/run_kselftest.sh -c slub_park
-#
-# The C checker is linked statically (USERLDFLAGS=-static, for a busybox
-# initramfs) unless USERLDFLAGS is set in the environment.
+# install-kselftest.sh KSRC DEST [KDIR]: a run_kselftest.sh layout in DEST
+# with the slub_park collection, as 'make install' of KSRC's
+# tools/testing/selftests would make for an in-tree one (its runner files,
+# the collection built against KDIR, its kselftest-list.txt entries); then
+# DEST/run_kselftest.sh -c slub_park.  The C checker is linked statically
+# (for a busybox initramfs) unless USERLDFLAGS is set.
 set -eu
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then

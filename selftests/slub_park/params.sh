@@ -1,15 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# slub_park params: the module parameter cases of param_fuzz.txt, at load
-# (insmod) and through debugfs.
-# POSIX sh (busybox ash); sourced by slub_park.sh, which runs each test t_NAME
-# through run_test (its TESTS table).
-# The variables are the driver's (slub_park.sh), shared with it.
+# slub_park params: the module parameter cases of param_fuzz.txt (its
+# header gives the format; shared with tools/guest/guest-debug-gate.sh),
+# at load (insmod) and through debugfs, checked by slub_park_params.
+# Sourced by slub_park.sh, whose variables these tests share.
 # shellcheck shell=sh disable=SC2317,SC2034,SC2154
-
-# Parameter fuzz cases: param_fuzz.txt next to this script, shared with the
-# debug gate (tools/guest/guest-debug-gate.sh); its header gives the format.
 
 FUZZ_CASES=$SCRIPT_DIR/param_fuzz.txt
 
@@ -48,16 +44,13 @@ fuzz_cases() {
 			'($1 == "ksft" || all) && $2 == kind { $1 = ""; $2 = ""; print }'
 }
 
-# count_cases KIND: how many cases fuzz_cases KIND gives.
 count_cases() {
 	fuzz_cases "$1" | grep -c .
 }
 
-# The load cases of param_fuzz.txt, checked by slub_park_params (exact
-# errno, the module gone after a refusal or an unload, a kernel message
-# naming the parameter): each after the chosen nodes (placement=local too
-# with fewer than two), which its own parameters override.  With one node,
-# cross and balanced are refused for the placement itself.
+# The load cases, each after the chosen nodes (NODE_ARGS), which its own
+# parameters override; with one node, cross and balanced are refused for
+# the placement itself.
 t_bad_params_load() {
 	if mod_loaded; then
 		diag "module already loaded"
@@ -70,43 +63,28 @@ t_bad_params_load() {
 		"$PARAMS_BIN" load "$KO" "$MOD" "$CACHE"
 }
 
-# The write, combo and busy cases of param_fuzz.txt, checked by
-# slub_park_params: refused writes get their errno and change nothing,
-# inconsistent combinations cannot start a run, writes while a run is
-# active get -EBUSY; then stop ends the run with state 'stopped'.
+# The write, combo and busy cases (writes while a run is active: their
+# file's value now, 1 for the write-only run); then stop ends the run
+# with state 'stopped'.
 t_debugfs_params() {
 	ok=0
 	diag "$(count_cases write) write, $(count_cases combo) combo, $(count_cases busy) busy cases"
 	fuzz_cases write | "$PARAMS_BIN" write "$DBG" || ok=1
 	fuzz_cases combo | "$PARAMS_BIN" combo "$DBG" || ok=1
-	# EBUSY while running, then stop.
-	set_params debugfs_params placement=local alloc_node="$NODE_A" duration_ms=60000 || return 1
-	if ! write_file "$DBG/run" 1; then
-		diag "cannot start a run: $WERR"
-		return 1
-	fi
+	set_params debugfs_params placement=local alloc_node="$NODE_A" duration_ms=60000 \
+		run=1 || return 1
 	st=$(cat "$DBG/status")
 	[ "$st" = running ] || { diag "status '$st' right after start, expected 'running'"; ok=1; }
-	# each file's value now (1 for run, which is write-only)
 	fuzz_cases busy | while read -r expect file _; do
 		[ "$file" = run ] && echo "$expect run 1" && continue
 		echo "$expect $file $(cat "$DBG/$file")"
 	done | "$PARAMS_BIN" write "$DBG" || ok=1
 	nap 0.2
-	if ! write_file "$DBG/stop" 1; then
-		diag "stop: $WERR"
-		ok=1
-	fi
+	write_file "$DBG/stop" 1 || { diag "stop: $WERR"; ok=1; }
 	state=$(cat "$DBG/wait")
 	[ "$state" = "state: stopped" ] || { diag "wait after stop: '$state', expected 'state: stopped'"; ok=1; }
 	cat "$DBG/results" > "$TMP/stopped.res"
-	[ "$(res "$TMP/stopped.res" state)" = stopped ] || { diag "results state '$(res "$TMP/stopped.res" state)' after stop"; ok=1; }
-	a=$(res "$TMP/stopped.res" allocs)
-	f=$(res "$TMP/stopped.res" frees)
-	if [ -z "$a" ] || [ "$a" != "$f" ]; then
-		diag "stopped run: allocs '$a' != frees '$f'"
-		ok=1
-	fi
+	res_is stopped state=stopped frees="$(res "$TMP/stopped.res" allocs)" || ok=1
 	write_file "$DBG/duration_ms" "$DUR_MS"
 	[ "$(cat "$DBG/status")" = idle ] || { diag "status not idle after stop"; ok=1; }
 	return "$ok"

@@ -3,39 +3,28 @@
 #
 # slub_park parking: the switch, the counters and the parked count of the
 # series (debugfs park and parked, SLUB_STATS park_slab and unpark_slab).
-# POSIX sh (busybox ash); sourced by slub_park.sh, which runs each test t_NAME
-# through run_test (its TESTS table).
-# The variables are the driver's (slub_park.sh), shared with it.
+# Sourced by slub_park.sh, whose variables these tests share.
 # shellcheck shell=sh disable=SC2317,SC2034,SC2154
 
+# set_park MODE: write MODE to the switch, PARK_OLD the value before
 set_park() {
-	if [ -z "$PARK_OLD" ]; then
-		PARK_OLD=$(cat "$PARKDIR/park")
-	fi
-	if ! write_file "$PARKDIR/park" "$1"; then
-		diag "cannot write $1 to $PARKDIR/park: $WERR"
-		return 1
-	fi
+	[ -n "$PARK_OLD" ] || PARK_OLD=$(cat "$PARKDIR/park")
+	write_file "$PARKDIR/park" "$1" && return 0
+	diag "cannot write $1 to $PARKDIR/park: $WERR"
+	return 1
 }
 
 restore_park() {
-	if [ -n "$PARK_OLD" ]; then
-		write_file "$PARKDIR/park" "$PARK_OLD"
-		PARK_OLD=
-	fi
-	return 0
+	[ -z "$PARK_OLD" ] || write_file "$PARKDIR/park" "$PARK_OLD"
+	PARK_OLD=
 }
 
-
 # park_burst NAME: short park=2 cross runs until one ends with slabs still
-# parked ('parked' read as soon as the run is over, before the unpark work
-# has run), so that the caller acts on a cache with parked slabs; up to
-# BURST_TRIES tries: a burst whose end the unpark work beat leaves nothing,
-# and a make check once saw 5 such bursts in a row (10 tries; 3 under
-# KASAN, where the quarantine keeps the frees from parking anyway).
-# BURST_PARKED is that count.  Leaves park=2 set.  Returns 1 when
-# nothing was parked (skip frees with the reason if the frees were
-# deferred, as with KASAN's quarantine, which holds the frees of a run).
+# parked (BURST_PARKED, read before the unpark work has run), so that the
+# caller acts on parked slabs; park=2 left set.  Up to BURST_TRIES: the
+# unpark work may beat a burst's end (a make check saw 5 in a row; 3 under
+# KASAN, whose quarantine keeps the frees from parking anyway).  1 when
+# nothing parked (a skip for frees where the frees were deferred).
 BURST_PARKED=0
 BURST_TRIES=10
 park_burst() {
@@ -44,34 +33,54 @@ park_burst() {
 	while [ "$pb_try" -lt "$BURST_TRIES" ]; do
 		pb_try=$((pb_try + 1))
 		clear_stats	# the counters below are the last burst's
-		set_params "$1" placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+		run_wait "$1" placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
 			threads=0 batch=1 inflight=4096 duration_ms=500 || return 1
-		write_file "$DBG/run" 1 || { diag "$1: cannot start a burst: $WERR"; return 1; }
-		cat "$DBG/wait" > /dev/null || return 1
-		BURST_PARKED=$(parked_now)
+		BURST_PARKED=$DR_PARKED
 		[ "${BURST_PARKED:-0}" -gt 0 ] && return 0
 	done
 	cat "$DBG/results" > "$TMP/burst.res"
-	: > "$TMP/burst.stats"
-	for s in free_fastpath free_slowpath; do
-		echo "$s $(stat_sum "$s")" >> "$TMP/burst.stats"
-	done
-	if why=$(frees_deferred burst); then
-		skip frees "nothing parked at the end of $BURST_TRIES park=2 bursts ($why)"
-	else
-		diag "$1: nothing parked at the end of $BURST_TRIES park=2 bursts"
+	stat_snapshot "$SLAB" > "$TMP/burst.stats"
+	nothing_parked burst "$1: nothing parked at the end of $BURST_TRIES park=2 bursts"
+}
+
+# nothing_parked RUN WHAT: a skip for frees (4) when RUN's frees were
+# deferred, else a failure (1), saying WHAT
+nothing_parked() {
+	if np_why=$(frees_deferred "$1"); then
+		skip frees "$2 ($np_why)"
+		return
 	fi
+	diag "$2"
 	return 1
 }
 
 # burst_or_skip NAME: park_burst, and the test's return value if it failed
-# (4, a skip for frees, when the frees were deferred, else 1).
 burst_or_skip() {
-	SKIP_NEED=
 	park_burst "$1" && return 0
+	bs_rc=$?
 	restore_park
-	[ -n "$SKIP_NEED" ] && return "$ksft_skip"
-	return 1
+	return "$bs_rc"
+}
+
+# counters_agree: left, the parked count once settled (up to 2 s); ps and
+# us, park_slab and unpark_slab then; they agree
+counters_agree() {
+	left=$(parked_settle)
+	ps=$(stat_sum park_slab)
+	us=$(stat_sum unpark_slab)
+	[ "$ps" = "$us" ]
+}
+
+# settled WHO: nothing is left parked and park_slab == unpark_slab
+# (counters_agree's values); under KASAN, frees leave the quarantine at any
+# time and may park between the reads: they are taken again until they
+# agree (1 s)
+settled() {
+	loop_until 11 counters_agree
+	st_ok=0
+	[ "$left" = 0 ] || { diag "$1: $left slabs still parked after quiesce"; st_ok=1; }
+	[ "$ps" = "$us" ] || { diag "$1: park_slab $ps != unpark_slab $us after quiesce"; st_ok=1; }
+	return "$st_ok"
 }
 
 t_park_counters() {
@@ -82,7 +91,7 @@ t_park_counters() {
 	check_run park2 cross || ok=1
 	ps=$(stat_sum park_slab)
 	deferred=
-	if [ -z "$ps" ] || [ "$ps" -le 0 ]; then
+	if [ "${ps:-0}" -le 0 ]; then
 		if deferred=$(frees_deferred park2); then
 			diag "park=2 cross run: park_slab 0, not checked: $deferred"
 		else
@@ -92,13 +101,9 @@ t_park_counters() {
 		fi
 	fi
 	nap "$QUIESCE_S"
-	left=$(parked_settle)
-	ps=$(stat_sum park_slab)
-	us=$(stat_sum unpark_slab)
+	settled park=2 || ok=1
 	fap=$(stat_sum free_add_partial)
 	diag "park=2: park_slab $ps unpark_slab $us free_add_partial $fap parked $left"
-	[ "$left" = 0 ] || { diag "park=2: $left slabs still parked after quiesce"; ok=1; }
-	[ "$ps" = "$us" ] || { diag "park=2: park_slab $ps != unpark_slab $us after quiesce"; ok=1; }
 	# A park counts free_add_partial too (full -> partial and full ->
 	# empty frees alike), and park=2 parks every first free into a full
 	# slab, which is where free_add_partial is counted: equal.
@@ -113,9 +118,7 @@ t_park_counters() {
 	# 2 -> 0 with slabs parked drains them at once, not by the work: the
 	# work may run first (it is due within 100 ms of the burst's end), so
 	# switch 5 times, writing and reading in this shell, without a fork.
-	sw=0
-	while [ "$sw" -lt 5 ]; do
-		sw=$((sw + 1))
+	for sw in 1 2 3 4 5; do
 		burst_or_skip park_counters
 		rc=$?
 		if [ "$rc" -ne 0 ]; then
@@ -138,31 +141,17 @@ t_park_counters() {
 	return "$ok"
 }
 
-# settled_counters_agree: left, the parked count once settled; ps and us,
-# park_slab and unpark_slab then; they agree
-settled_counters_agree() {
-	left=$(parked_settle)
-	ps=$(stat_sum park_slab)
-	us=$(stat_sum unpark_slab)
-	[ "$ps" = "$us" ]
-}
-
 # Nothing stays parked: the delayed work alone unparks.  A burst leaves
 # slabs parked (park_burst: 'parked' > 0 right after the run); then, with
 # no other activity and only read-only reads of 'parked', it must fall to 0.
 t_park_no_stranded() {
 	clear_stats
 	burst_or_skip park_no_stranded || return
-	first=$BURST_PARKED
-	# Under KASAN, frees leave the quarantine at any time and may park
-	# between the reads: take the counters again until they agree (1 s).
-	loop_until 11 settled_counters_agree
+	settled park_no_stranded
+	rc=$?
 	restore_park
-	diag "park_slab $ps unpark_slab $us; parked $first at the end of the burst, $left after polling"
-	ok=0
-	[ "$left" = 0 ] || { diag "$left slabs stranded 2 s after the run"; ok=1; }
-	[ "$ps" = "$us" ] || { diag "park_slab $ps != unpark_slab $us"; ok=1; }
-	return "$ok"
+	diag "park_slab $ps unpark_slab $us; parked $BURST_PARKED at the end of the burst, $left after polling"
+	return "$rc"
 }
 
 # A cache without sheaves takes every allocation from a partial slab under
@@ -173,19 +162,15 @@ t_park_no_stranded() {
 # park (park=2) in cross runs whose allocators drain slabs as the freers
 # refill them, both sides on the same few slabs (inflight 16..256; with 4 or
 # fewer objects per thread in flight no slab ever fills, nothing parks).
-# The cache is shrunk during the runs: shrink unparks, and under KASAN it
-# flushes the quarantine that would otherwise hold the frees of the run;
-# not after them, so that only the delayed work empties 'parked' then.
-# Under KASAN the module shrinks too, every PARK_SHRINK_MS (50) ms from
-# its run's control work (shrink_ms): the shell's shrinks alone, with every
-# vCPU busy with the run's threads, once let all 0 of a run's frees reach
-# SLUB under TCG ("0 of N frees of run nosheaves256 reached SLUB"), and
-# the test skipped.
-# Before the fix this crashed the kernel within the first two of these runs
-# in 12 boots out of 12 (2x2 vCPUs, TCG); after it, 940-17,700 parks a run
-# (150-480 under KASAN, thanks to the shrinks).
-# Reloads the module with no_sheaves=1, and with the defaults at the end,
-# on failure too (later tests expect the default module, idle).
+# The cache is shrunk during the runs (DR_SHRINK; not after them, so that
+# only the delayed work empties 'parked' then): shrink unparks, and under
+# KASAN it flushes the quarantine that holds the frees; there the module
+# shrinks too, every PARK_SHRINK_MS (50) ms (shrink_ms): the shell's
+# shrinks alone once let 0 of a run's frees reach SLUB under TCG.  Before
+# the fix this crashed the kernel within the first two of these runs in 12
+# boots out of 12 (2x2 vCPUs, TCG); after it, 940-17,700 parks a run
+# (150-480 under KASAN).  The default module, idle, is loaded again at the
+# end, on failure too.
 nosheaves_restore() {
 	DR_SHRINK=0
 	restore_park
@@ -200,10 +185,9 @@ nosheaves_restore() {
 # Reload the module without sheaves; on failure, the default module again.
 nosheaves_load() {
 	unload || return 1
-	if ! load no_sheaves=1 placement=cross alloc_node="$NODE_A" free_node="$NODE_B"; then
-		load
-		return 1
-	fi
+	load no_sheaves=1 && return 0
+	load
+	return 1
 }
 
 t_park_no_sheaves() {
@@ -226,12 +210,8 @@ t_park_no_sheaves() {
 		fi
 		check_run "nosheaves$inf" cross || ok=1
 		nap "$QUIESCE_S"
-		left=$(parked_settle)
-		ps=$(stat_sum park_slab)
-		us=$(stat_sum unpark_slab)
+		settled "inflight $inf" || ok=1
 		diag "no sheaves, park=2, inflight $inf: park_slab $ps unpark_slab $us parked at the end ${DR_PARKED:-?}, after quiesce $left; module shrinks $(res "$TMP/nosheaves$inf.res" shrinks) (shrink_ms $PARK_SHRINK_MS)"
-		[ "$left" = 0 ] || { diag "inflight $inf: $left slabs still parked after quiesce"; ok=1; }
-		[ "$ps" = "$us" ] || { diag "inflight $inf: park_slab $ps != unpark_slab $us"; ok=1; }
 		parks=$((parks + ${ps:-0}))
 	done
 	nosheaves_restore || return 1
@@ -253,24 +233,22 @@ t_park_no_sheaves() {
 # against 4.  No sheaves, so every allocation uses the partial list.
 FP_INFLIGHT=16384
 fp_steps() {
-	fp_mode=$1
-	set_park "$fp_mode" || return 1
+	set_park "$1" || return 1
 	write_file "$SLAB/shrink" 1 || { diag "shrink: $WERR"; return 1; }
 	nap "$QUIESCE_S"
-	do_run "fp$fp_mode" placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+	do_run "fp$1" placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
 		threads=0 batch=1 inflight="$FP_INFLIGHT" duration_ms="$PARK_DUR_MS" || return 1
+	fp_end=$DR_PARKED
 	# at once: the unpark work runs 100 ms after the first park
-	set_params "fp${fp_mode}short" inflight=4 duration_ms=1 || return 1
-	write_file "$DBG/run" 1 || { diag "cannot start the short run: $WERR"; return 1; }
-	cat "$DBG/wait" > /dev/null || return 1
-	cat "$DBG/results" > "$TMP/fp${fp_mode}short.res"
-	check_run "fp$fp_mode" cross || return 1
-	check_run "fp${fp_mode}short" cross || return 1
+	run_wait "fp${1}short" inflight=4 duration_ms=1 || return 1
+	cat "$DBG/results" > "$TMP/fp${1}short.res"
+	check_run "fp$1" cross || return 1
+	check_run "fp${1}short" cross || return 1
 	nap 2
-	FP_PARKS=$(run_stat "fp$fp_mode" park_slab)
+	FP_PARKS=$(run_stat "fp$1" park_slab)
 	FP_LEFT=$(parked_settle)
 	FP_SLABS=$(stat_sum slabs)
-	diag "park=$fp_mode: burst parked ${FP_PARKS:-?} slabs, ${DR_PARKED:-?} at its end; 2 s after the short run: slabs $FP_SLABS ($(cat "$SLAB/slabs")), parked $FP_LEFT"
+	diag "park=$1: burst parked ${FP_PARKS:-?} slabs, ${fp_end:-?} at its end; 2 s after the short run: slabs $FP_SLABS ($(cat "$SLAB/slabs")), parked $FP_LEFT"
 }
 
 t_park_footprint() {
@@ -279,23 +257,17 @@ t_park_footprint() {
 	fp_steps 0 || { nosheaves_restore; return 1; }
 	base_slabs=$FP_SLABS
 	fp_steps 2 || { nosheaves_restore; return 1; }
-	park_slabs=$FP_SLABS park_parks=${FP_PARKS:-0} park_left=$FP_LEFT
 	minp=$(cat "$SLAB/min_partial")
 	tol=$((minp * NR_NODES))
 	nosheaves_restore || return 1
-	if [ "$park_parks" -eq 0 ]; then
-		if deferred=$(frees_deferred fp2); then
-			skip frees "nothing parked in the burst ($deferred)"
-			return
-		fi
-		diag "park=2: nothing parked in the burst"
-		return 1
+	if [ "${FP_PARKS:-0}" -eq 0 ]; then
+		nothing_parked fp2 "park=2: nothing parked in the burst"
+		return
 	fi
-	[ "$park_left" = 0 ] || { diag "park=2: $park_left slabs still parked"; ok=1; }
-	if [ "$park_slabs" -gt $((base_slabs + tol)) ]; then
-		diag "park=2 keeps $park_slabs slabs at rest, park=0 $base_slabs (tolerance: min_partial $minp x $NR_NODES nodes)"
+	[ "$FP_LEFT" = 0 ] || { diag "park=2: $FP_LEFT slabs still parked"; ok=1; }
+	if [ "$FP_SLABS" -gt $((base_slabs + tol)) ]; then
+		diag "park=2 keeps $FP_SLABS slabs at rest, park=0 $base_slabs (tolerance: min_partial $minp x $NR_NODES nodes)"
 		ok=1
 	fi
 	return "$ok"
 }
-

@@ -1,30 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slub_park_params - the parameter cases of param_fuzz.txt, each checked
- * against the kernel's exact errno.  Run by slub_park.sh (params.sh) with
- * one case a line on stdin, the words of param_fuzz.txt replaced:
+ * slub_park_params - the parameter cases of param_fuzz.txt (its header
+ * says what each kind must give), one a line on stdin, the words replaced
+ * (params.sh), each checked against the kernel's exact errno:
  *
  *   slub_park_params load KO MODULE CACHE    lines "EXPECT NAMES PARAM..."
- *	finit_module(KO, "PARAM...") must give EXPECT.  Loaded: the cache
- *	(cache_name= of the line, else CACHE) is in /sys/kernel/slab and
- *	goes with delete_module().  Refused: MODULE is not loaded, the cache
- *	is absent, and a kernel message after the call (/dev/kmsg) names
- *	MODULE and one of NAMES ('|' between them).
  *   slub_park_params write DIR               lines "EXPECT FILE VALUE"
- *	writing VALUE to DIR/FILE must give EXPECT.  Accepted: FILE reads
- *	back VALUE.  Refused: FILE reads as before (unless write-only).
  *   slub_park_params combo DIR               lines "EXPECT WHAT FILE VALUE..."
- *	the (at most 8) FILE VALUE pairs written in turn: the first refused
- *	write, or when none is the start of a run (DIR/run), must give
- *	EXPECT; the files get their values back.
  *
- * EXPECT: ok, einval, erange or ebusy.  Prints a "# " line for each case
- * that does not hold, then "# N CMD cases, M failed"; exits 0 when all
- * held, 1 when one did not or there was none, 2 on bad usage or input.
+ * A load that is refused leaves neither MODULE nor the cache (cache_name=
+ * of the line, else CACHE), and a kernel message after the call
+ * (/dev/kmsg) names MODULE and one of NAMES ('|' between them).  Prints a
+ * "# " line for each case that does not hold, then "# N CMD cases, M
+ * failed"; exits 0 when all held, 1 when one did not or there was none, 2
+ * on bad usage or input.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +35,7 @@ static const struct {
 	int err;
 } expects[] = {
 	{ "ok", 0 }, { "einval", EINVAL }, { "erange", ERANGE }, { "ebusy", EBUSY },
+	{ "eacces", EACCES },
 };
 
 static int expect_errno(const char *word)
@@ -48,14 +43,25 @@ static int expect_errno(const char *word)
 	for (size_t i = 0; i < ARRAY_SIZE(expects); i++)
 		if (!strcmp(word, expects[i].name))
 			return expects[i].err;
-	fprintf(stderr, "slub_park_params: unknown EXPECT '%s' (ok, einval, erange, ebusy)\n",
-		word);
+	fprintf(stderr, "slub_park_params: unknown EXPECT '%s' (param_fuzz.txt)\n", word);
 	exit(2);
 }
 
 static const char *errname(int err)
 {
 	return err ? strerror(err) : "success";
+}
+
+/* A case that does not hold: its "# " line; 1 */
+static __printf(1, 2) int bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("# ");
+	vprintf(fmt, ap);
+	va_end(ap);
+	return 1;
 }
 
 /* Whether @path exists; "" never does. */
@@ -111,7 +117,7 @@ static int load_case(int ko, const char *mod, const char *cache, int want,
 {
 	char slab[512], modpath[256];
 	const char *cn = strstr(params, "cache_name=");
-	int kmsg, kmsg_err, err, bad = 0;
+	int kmsg, kmsg_err, err, ret = 0;
 
 	if (!cn || (cn != params && cn[-1] != ' '))
 		snprintf(slab, sizeof(slab), "/sys/kernel/slab/%s", cache);
@@ -126,35 +132,25 @@ static int load_case(int ko, const char *mod, const char *cache, int want,
 	if (kmsg >= 0)
 		lseek(kmsg, 0, SEEK_END);
 	err = syscall(SYS_finit_module, ko, params, 0) ? errno : 0;
-	if (err != want) {
-		printf("# load %s: %s, expected %s\n", params, errname(err), errname(want));
-		bad = 1;
-	}
+	if (err != want)
+		ret = bad("load %s: %s, expected %s\n", params, errname(err), errname(want));
 	if (!err) {
-		if (*slab && !exists(slab)) {
-			printf("# load %s: loaded without %s\n", params, slab);
-			bad = 1;
-		}
-		if (syscall(SYS_delete_module, mod, O_NONBLOCK)) {
-			printf("# load %s: delete_module: %s\n", params, strerror(errno));
-			bad = 1;
-		} else if (exists(slab)) {
-			printf("# load %s: %s is left after the unload\n", params, slab);
-			bad = 1;
-		}
+		if (*slab && !exists(slab))
+			ret = bad("load %s: loaded without %s\n", params, slab);
+		if (syscall(SYS_delete_module, mod, O_NONBLOCK))
+			ret = bad("load %s: delete_module: %s\n", params, strerror(errno));
+		else if (exists(slab))
+			ret = bad("load %s: %s is left after the unload\n", params, slab);
 	} else if (exists(modpath) || exists(slab)) {
-		printf("# load %s: refused, but left %s or %s behind\n", params, modpath, slab);
-		bad = 1;
+		ret = bad("load %s: refused, but left %s or %s behind\n", params, modpath, slab);
 	} else if (kmsg < 0) {
-		printf("# load %s: cannot read /dev/kmsg: %s\n", params, strerror(kmsg_err));
-		bad = 1;
+		ret = bad("load %s: cannot read /dev/kmsg: %s\n", params, strerror(kmsg_err));
 	} else if (!kmsg_names(kmsg, mod, names)) {
-		printf("# load %s: no kernel message of %s naming '%s'\n", params, mod, names);
-		bad = 1;
+		ret = bad("load %s: no kernel message of %s naming '%s'\n", params, mod, names);
 	}
 	if (kmsg >= 0)
 		close(kmsg);
-	return bad;
+	return ret;
 }
 
 /* Write @val to @dir/@file; 0 or the errno.  @before: what it read first. */
@@ -182,19 +178,14 @@ static int write_case(const char *dir, int want, const char *file, const char *v
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	read_line(path, after, sizeof(after));
-	if (err != want) {
-		printf("# write '%s' to %s: %s, expected %s\n", val, file, errname(err),
-		       errname(want));
-		return 1;
-	}
-	if (!err && strcmp(after, val)) {
-		printf("# %s reads '%s' after writing '%s'\n", file, after, val);
-		return 1;
-	}
-	if (err && strcmp(before, after)) {
-		printf("# %s changed from '%s' to '%s' by a refused write\n", file, before, after);
-		return 1;
-	}
+	if (err != want)
+		return bad("write '%s' to %s: %s, expected %s\n", val, file, errname(err),
+			   errname(want));
+	if (!err && strcmp(after, val))
+		return bad("%s reads '%s' after writing '%s'\n", file, after, val);
+	if (err && strcmp(before, after))
+		return bad("%s changed from '%s' to '%s' by a refused write\n", file, before,
+			   after);
 	return 0;
 }
 
@@ -207,21 +198,18 @@ static int combo_case(const char *dir, int want, const char *what, char *pairs)
 {
 	char *file[8], *val[8], old[8][256], scratch[256], state[64], *save;
 	const char *at = "";
-	int n = 0, i, err = 0, bad = 0;
+	int n = 0, i, err = 0, ret = 0;
 
 	for (char *w = strtok_r(pairs, " ", &save); w; n++) {
-		if (n == 8) {
-			fprintf(stderr, "slub_park_params: combo %s: more than 8 pairs\n",
+		char *v = strtok_r(NULL, " ", &save);
+
+		if (n == 8 || !v) {
+			fprintf(stderr, "slub_park_params: combo %s: not 1-8 FILE VALUE pairs\n",
 				what);
 			exit(2);
 		}
 		file[n] = w;
-		val[n] = strtok_r(NULL, " ", &save);
-		if (!val[n]) {
-			fprintf(stderr, "slub_park_params: combo %s: a FILE without a VALUE\n",
-				what);
-			exit(2);
-		}
+		val[n] = v;
 		w = strtok_r(NULL, " ", &save);
 	}
 	for (i = 0; i < n && !err; i++)
@@ -235,19 +223,15 @@ static int combo_case(const char *dir, int want, const char *what, char *pairs)
 			read_line(scratch, state, sizeof(state));
 		}
 	}
-	if (err != want) {
-		printf("# combo %s: %s%s, expected %s\n", what, at, errname(err), errname(want));
-		bad = 1;
-	}
+	if (err != want)
+		ret = bad("combo %s: %s%s, expected %s\n", what, at, errname(err), errname(want));
 	while (i-- > 0) {
 		err = write_val(dir, file[i], old[i], scratch, sizeof(scratch));
-		if (err) {
-			printf("# combo %s: cannot put back %s %s: %s\n", what, file[i], old[i],
-			       strerror(err));
-			bad = 1;
-		}
+		if (err)
+			ret = bad("combo %s: cannot put back %s %s: %s\n", what, file[i], old[i],
+				  strerror(err));
 	}
-	return bad;
+	return ret;
 }
 
 static void bad_usage(void)

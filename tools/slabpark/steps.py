@@ -625,13 +625,13 @@ INTREE_FILES = (
     'kselftest-list.txt', 'slub_park/ksft_slub_park.sh', 'slub_park/slub_park.sh',
     'slub_park/slub_park_lib.sh', 'slub_park/runs.sh', 'slub_park/parking.sh',
     'slub_park/lifecycle.sh', 'slub_park/params.sh',
-    'slub_park/slub_park_params', 'slub_park/slub_park_sysfs',
+    'slub_park/slub_park_params',
     'slub_park/settings',
     'slub_park/config', 'slub_park/splat.ere', 'slub_park/param_fuzz.txt',
     'slub_park/slub_stress/slub_stress.ko')
 INTREE_LIST = 'slub_park:ksft_slub_park.sh'
-# the collection's C programs (TEST_GEN_PROGS_EXTENDED), static for the guest
-INTREE_PROGS = ('slub_park_sysfs', 'slub_park_params')
+# the collection's C program (TEST_GEN_PROGS_EXTENDED), static for the guest
+INTREE_PROGS = ('slub_park_params',)
 
 
 def vermagic(ko):
