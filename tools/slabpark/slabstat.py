@@ -66,8 +66,9 @@ def _ratio(num: float, den: float, scale: float) -> Tuple[str, float]:
     return (UNDEF, 0.0) if den == 0 else (OK, num / den * scale)
 
 
-# key, label, unit, the per-run values it is made of (counter delta,
-# gauge/fact value), (state, value) of them
+# key, label, unit (the delta document's: '%' percent, 'ratio', 'count'),
+# the per-run values it is made of (counter delta, gauge/fact value),
+# (state, value) of them
 DERIVED = (
     ('free_slowpath_ratio',
      'FREE_SLOWPATH / (FREE_FASTPATH + FREE_SLOWPATH)', '%',
@@ -108,9 +109,8 @@ def fmt_num(v: float) -> str:
 
 
 def fmt_derived(i: int, v: float) -> str:
-    unit = DERIVED[i][2]
-    return '%.2f%%' % v if unit == '%' else '%.2f' % v if unit == 'ratio' \
-        else fmt_num(v)
+    f = {'%': '%.2f%%', 'ratio': '%.2f'}.get(DERIVED[i][2])
+    return f % v if f else fmt_num(v)
 
 
 def table(rows: List[List[Optional[str]]]) -> str:
@@ -384,8 +384,8 @@ class Delta:
 
 def metric_delta(name: str, ma: Optional[Metric], mb: Optional[Metric],
                  b: Snapshot) -> MDelta:
-    md = MDelta(name, (mb or ma).type, ma.sum if ma else None,
-                mb.sum if mb else None)
+    md = MDelta(name, (mb if mb is not None else ma).type,
+                None if ma is None else ma.sum, None if mb is None else mb.sum)
     if not md.both:
         return md
     md.delta = mb.sum - ma.sum
@@ -582,7 +582,7 @@ def _num(v) -> Optional[float]:
     return float(v)
 
 
-def _ok(x: Optional[float]) -> Tuple[str, float]:
+def _state(x: Optional[float]) -> Tuple[str, float]:
     return (ABSENT, 0.0) if x is None else (OK, x)
 
 
@@ -642,13 +642,12 @@ def _cache_rows(groups: List[List[dict]],
         return _at(doc, 'caches', cache, 'metrics')
 
     kinds: Dict[str, str] = {}
-    for doc in (doc for g in groups for doc in g):
-        for n in mets(doc) if isinstance(mets(doc), dict) else ():
-            kinds.setdefault(n, 'counter')
-            if isinstance(_at(mets(doc), n, 'type'), str):
-                kinds[n] = mets(doc)[n]['type']
+    for ms in map(mets, itertools.chain(*groups)):
+        for n, m in ms.items() if isinstance(ms, dict) else ():
+            t = _at(m, 'type')
+            kinds[n] = t if isinstance(t, str) else kinds.get(n, 'counter')
     rows = [_row(groups, n, n, kinds[n], fmt_num,
-                 lambda doc, n=n: _ok(_num(_at(mets(doc), n, 'value'))))
+                 lambda doc, n=n: _state(_num(_at(mets(doc), n, 'value'))))
             for n in sorted(kinds)]
     der = [_row(groups, key, label, 'derived',
                 lambda v, i=i: fmt_derived(i, v),
@@ -671,7 +670,7 @@ def _text_rows(labels: List[str], rows: List[Row], title: str,
             delta, pct, gap = row.vs_first(g)
             if with_delta:
                 cells.append(None if delta is None else row.fmt(delta))
-            cells.append(gap or 'n/a' if pct is None else '%+.2f%%' % pct)
+            cells.append((gap or 'n/a') if pct is None else '%+.2f%%' % pct)
         out.append(cells)
     return table(out)
 
@@ -740,7 +739,7 @@ def compare(groups: List[List[str]], labels: Optional[List[str]] = None,
     caches = {c: _cache_rows(docs, c) for c in dict.fromkeys(
         c for doc in every for c in (doc.get('caches') or {}))}
     results = [_row(docs, k, k, 'result', fmt_num,
-                    lambda doc, k=k: _ok(_num(_at(doc, 'results', k))))
+                    lambda doc, k=k: _state(_num(_at(doc, 'results', k))))
                for k in RESULT_KEYS]
     if fmt == 'json':
         return write_json({
