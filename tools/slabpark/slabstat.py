@@ -351,6 +351,9 @@ class MDelta:
         return self.a is not None and self.b is not None
 
     def change_pct(self) -> Optional[float]:
+        """None: absent in a dump, or 0 before and not after"""
+        if not self.both:
+            return None
         if self.a == 0:
             return None if self.b != 0 else 0.0
         return float(self.delta) / float(self.a) * 100
@@ -451,7 +454,7 @@ def diff_text(d: Delta, per_node: bool) -> str:
         o.append('\ncache: %s\n\n' % cd.name)
         rows = [['metric', 'before', 'after', 'delta', 'change']]
         for m in cd.m:
-            pct = m.change_pct() if m.both else None
+            pct = m.change_pct()
             rows.append([m.name, None if m.a is None else fmt_int(m.a),
                          None if m.b is None else fmt_int(m.b),
                          fmt_int(m.delta) if m.both else None,
@@ -499,7 +502,7 @@ def diff_csv(d: Delta, per_node: bool) -> str:
                   + ['node%d' % n for n in nodes])]
     for cd in d.c:
         for m in cd.m:
-            pct = m.change_pct() if m.both else None
+            pct = m.change_pct()
             o.append(csv_line(
                 [cd.name, m.type, m.name, '' if m.a is None else str(m.a),
                  '' if m.b is None else str(m.b),
