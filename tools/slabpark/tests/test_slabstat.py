@@ -224,7 +224,9 @@ class Fixtures:
         return os.path.join(self.t, *parts)
 
     def dump(self, name, tree, *args):
-        args = [self.p(a) if os.path.isfile(self.p(a)) else a for a in args]
+        """slab-dump.sh ARGS on TREE, -r's file by name"""
+        args = [self.p(a) if o == '-r' else a
+                for o, a in zip(('',) + args, args)]
         r = run_dump(self.p(tree), *args)
         if r.returncode:
             raise RuntimeError('slab-dump.sh %s: %s' % (name, r.stderr))
@@ -243,10 +245,12 @@ class SlabstatCase(unittest.TestCase):
         cls.fx = Fixtures.get()
 
     def sl(self, *argv):
-        """slabstat ARGV, the fixtures' dumps and deltas by name"""
+        """slabstat ARGV, the fixtures' dumps and deltas by name (not
+        --labels' argument)"""
         f = self.fx
-        return slabstat.run([f.dumps.get(a, f.deltas.get(a, a))
-                             for a in argv])
+        return slabstat.run([a if o == '--labels' else
+                             f.dumps.get(a, f.deltas.get(a, a))
+                             for o, a in zip(('',) + argv, argv)])
 
 
 OFF, ON = ('off1', 'off2', 'off3'), ('on2', 'on3', 'on4')
