@@ -698,7 +698,7 @@ def _json_rows(labels: List[str], rows: List[Row]) -> dict:
     out = {}
     for row in rows:
         e = out[row.key] = {'kind': row.kind}
-        if row.kind == 'derived':
+        if row.label != row.key:        # a derived row
             e['label'] = row.label
         e['groups'] = []
         for g, (s, undef) in enumerate(row.g):

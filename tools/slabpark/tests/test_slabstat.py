@@ -219,6 +219,12 @@ class Fixtures:
         self.dumps = {n: self.dump(n, tree, *args)
                       for n, (tree, *args) in DUMPS.items()}
         self.deltas = {n: self.delta(n, a, b) for n, (a, b) in DELTAS.items()}
+        # a metric of the type 'derived' (no derived row)
+        with open(self.deltas['off1']) as f:
+            doc = json.load(f)
+        doc['caches'][CACHE]['metrics']['free_slowpath']['type'] = 'derived'
+        self.deltas['typed'] = self.p('typed.delta.json')
+        write(self.deltas['typed'], json.dumps(doc), 0o644)
 
     def p(self, *parts):
         return os.path.join(self.t, *parts)
@@ -367,7 +373,11 @@ JSON_LEAVES = (
     (('compare', '--json') + OFF_ON[1:], {
         M + 'free_slowpath.groups.1.median': 1500000,
         M + 'free_slowpath.groups.1.change_pct': 50,
+        C + 'derived.park_ratio.label': 'PARK_SLAB / FREE_ADD_PARTIAL',
         'results.free_lat_p99_ns.groups.0.median': 2000}, None),
+    # a derived row has a label, a metric of that type not
+    (('compare', '--json', 'typed'), {M + 'free_slowpath.kind': 'derived'},
+     re.escape(M) + r'free_slowpath\.label'),
 )
 
 
