@@ -148,7 +148,7 @@ class Snapshot:
     time: str = ''
     timestamp: float = 0.0
     mono: float = 0.0
-    cpu_node: List[int] = field(default_factory=list)
+    cpu_node: List[int] = field(default_factory=list)   # -1: no node
     cpus: List[Tuple[int, int, int]] = field(default_factory=list)
     caches: Dict[str, Dict[str, Metric]] = field(default_factory=dict)
     results: List[Tuple[str, float]] = field(default_factory=list)
@@ -242,6 +242,7 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
                 s.cpus.append(cs)
         elif key == '@node':
             n, _, cl = rest.partition(' ')
+            # cpu_node holds nodes < MAX_NODES only: compute relies on it
             if n.isdigit() and int(n) < MAX_NODES:
                 parse_cpulist(cl, int(n), s)
         elif key == '@nonuma':
@@ -421,7 +422,7 @@ def compute(a: Snapshot, b: Snapshot) -> Delta:
         vals = {m.name: m.value for m in cd.m if m.both}
         cd.derived = [derive(i, vals.get) for i in range(len(DERIVED))]
         d.c.append(cd)
-    d.nnodes = max([n + 1 for n in b.cpu_node if n < MAX_NODES], default=0)
+    d.nnodes = max(b.cpu_node, default=-1) + 1
     acpu: Dict[int, Tuple[int, int, int]] = {}
     for c in a.cpus:
         acpu.setdefault(c[0], c)
@@ -433,7 +434,7 @@ def compute(a: Snapshot, b: Snapshot) -> Delta:
         di, db = float(ib - acpu[cpu][1]), float(bb - acpu[cpu][2])
         ti += di
         tb += db
-        if 0 <= b.node_of(cpu) < MAX_NODES:
+        if b.node_of(cpu) >= 0:
             t = per.setdefault(b.node_of(cpu), [0.0, 0.0])
             t[0] += di
             t[1] += db
@@ -553,8 +554,7 @@ def delta_json(d: Delta) -> dict:
     idle: Dict[str, object] = {}
     if d.idle_all is not None:
         idle['all_pct'] = d.idle_all
-    idle['nodes_pct'] = {str(n): p for n, p in d.idle_pct.items()
-                         if n < d.nnodes}
+    idle['nodes_pct'] = {str(n): p for n, p in d.idle_pct.items()}
     return {'slabstat': 'delta', 'version': 1, 'kernel': d.b.kernel,
             'kernel_before': d.a.kernel, 'time_before': d.a.time,
             'time_after': d.b.time, 'interval_s': d.b.mono - d.a.mono,
