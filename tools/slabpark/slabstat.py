@@ -197,12 +197,24 @@ def parse_cpulist(text: str, node: int, s: Snapshot) -> None:
 
 
 def parse_result(line: str) -> Optional[Tuple[str, float]]:
-    """'key: value' with one number (a dump's @result line)"""
+    """'key: value' with one finite number (a dump's @result line)"""
     k, sep, v = line.partition(':')
     if not sep or not k.strip() or not re.fullmatch(
-            r'\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*', v):
+            r'\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*', v) or \
+            not math.isfinite(float(v)):
         return None
     return k.strip(), float(v)
+
+
+def parse_number(text: str, where: str) -> float:
+    """a finite number (JSON has no others) or Error"""
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not math.isfinite(v):
+        raise Error("%s: not a number: '%.40s'" % (where, text))
+    return v
 
 
 def parse_proc_stat(line: str) -> Optional[Tuple[int, int, int]]:
@@ -235,7 +247,7 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
     for no, line in enumerate(lines[1:-1], 2):
         key, _, rest = line.partition(' ')
         if key == '@mono':
-            s.mono = float(rest)
+            s.mono = parse_number(rest, '%s:%d: @mono' % (path, no))
         elif key == '@stat':
             cs = parse_proc_stat(rest)
             if cs:
@@ -251,7 +263,7 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
             s.kernel = rest
         elif key == '@time':
             ep, _, s.time = rest.partition(' ')
-            s.timestamp = float(ep)
+            s.timestamp = parse_number(ep, '%s:%d: @time' % (path, no))
         elif key == '@result':
             kv = parse_result(rest)
             if kv:

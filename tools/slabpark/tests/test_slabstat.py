@@ -203,7 +203,7 @@ class Fixtures:
               'placement: cross\nalloc_thread_nodes: 0 0\n'
               'ops_per_sec: 123456\nremote_free_pct: 100.00\n'
               'free_lat_p50_ns: 850\nfree_lat_hist: 0 0 1 2 3\n'
-              'cache_name: nfs_page_test\n', 0o644)
+              'cache_name: nfs_page_test\nhuge: 1e999\n', 0o644)
         for k in (1, 2, 3, 4):
             write(self.p('r%d' % k), 'ops_per_sec: %d\nfree_lat_p99_ns: %d\n'
                   % (k * 100, k * 1000), 0o644)
@@ -543,6 +543,10 @@ ERRORS = (
     # a dump cut short (a full disk, a killed dump): refused
     (E, r"cut\.dump: truncated: no '@end' line", ('diff', 'cut.dump', 'p3')),
     (E, 'not a slab dump', ('diff', 'hello.dump', 'p3')),
+    (E, r"mono\.dump:2: @mono: not a number: 'abc'", ('snap', 'mono.dump')),
+    # JSON has no NaN
+    (E, r"nan\.dump:\d+: @mono: not a number: 'nan'", ('snap', 'nan.dump')),
+    (E, r"time\.dump:2: @time: not a number: 'x'", ('snap', 'time.dump')),
     (E, 'cannot read .*nonexistent', ('diff', 'nonexistent', 'p3')),
 )
 # the tree, slab-dump.sh's arguments, its status, its stderr
@@ -585,7 +589,11 @@ class ErrorTest(SlabstatCase):
                 ('line.dump', '@slab-dump 1\nnfs_page_test free_slowpath\n'
                  '@end\n'),
                 ('cut.dump', whole[:len(whole) // 2]),
-                ('hello.dump', 'hello\n')):
+                ('hello.dump', 'hello\n'),
+                ('mono.dump', '@slab-dump 1\n@mono abc\n@end\n'),
+                ('nan.dump', whole.replace('@end\n', '@mono nan\n@end\n')),
+                ('time.dump', '@slab-dump 1\n@time x 2026-01-01T00:00:00Z\n'
+                 '@end\n')):
             write(fx.p(name), text, 0o644)
 
     def test_errors(self):
