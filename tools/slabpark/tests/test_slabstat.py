@@ -26,6 +26,7 @@ TOOLS = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 DUMP_SH = os.path.join(TOOLS, 'guest', 'slab-dump.sh')
 CACHE = 'nfs_page_test'
+CACHE2 = 'c,q"x'                # the second cache of two1/two3: CSV quotes it
 
 # per-CPU unit deltas on the 2-node 4-CPU box (CPUs 0-1 node 0, 2-3 node 1);
 # a tree of scale K holds K times these
@@ -126,9 +127,10 @@ def run_dump(root, *args, pre=()):
 
 
 def row(metric, text):
-    """the fields of the first table row of METRIC, one space apart"""
+    """the fields of the first line (a table row) of METRIC, one space
+    apart"""
     for line in text.split('\n'):
-        if line.startswith(metric + '  '):
+        if line.startswith(metric + ' '):
             return metric + ' ' + ' '.join(line[len(metric):].split())
     return None
 
@@ -161,12 +163,14 @@ BOXES = {'p1': (1, 1), 'p3': (3, 1), 'u1': (1, 0), 'u3': (3, 0),
 DUMPS = dict({n: (n, CACHE) for n in list(BOXES) + [
     'miss3', 'nosheaf1', 'nosheaf3', 'wrap1', 'wrap3']},
     p3r=('p3', '-r', 'results', CACHE),
-    two1=('two1', CACHE, 'other_cache'), two3=('two3', CACHE, 'other_cache'),
+    two1=('two1', CACHE, CACHE2), two3=('two3', CACHE, CACHE2),
     **{'cu%dr' % k: ('cu%d' % k, '-r', 'r%d' % k, CACHE) for k in (1, 2, 3)},
     **{'cp%dr' % k: ('cp%d' % k, '-r', 'rp%d' % k, CACHE) for k in (2, 3, 4)})
-# delta document: its dumps before and after
+# delta document: its dumps before and after (neg: park_slab - unpark_slab
+# < 0; neg2 of two3's kernel)
 DELTAS = dict({'off%d' % k: ('u0', 'cu%dr' % k) for k in (1, 2, 3)},
-              nosheaf=('nosheaf1', 'nosheaf3'),
+              nosheaf=('nosheaf1', 'nosheaf3'), neg1=('two3', 'two1'),
+              neg2=('cp4r', 'two3'),
               **{'on%d' % k: ('p0', 'cp%dr' % k) for k in (2, 3, 4)})
 
 
@@ -209,13 +213,14 @@ class Fixtures:
                   % (k * 100, k * 1000), 0o644)
             write(self.p('rp%d' % k), 'ops_per_sec: %d\nfree_lat_p99_ns: '
                   '%d\n' % (k * 100 - 50, k * 1000), 0o644)
-        # two caches
+        # two caches; two3 of another kernel
         for n, src in (('two1', 'p1'), ('two3', 'p3')):
             for sub in ('proc', 'sys/devices'):
                 shutil.copytree(self.p(src, sub), self.p(n, sub))
-            for c in (CACHE, 'other_cache'):
+            for c in (CACHE, CACHE2):
                 shutil.copytree(self.p(src, 'sys/kernel/slab', CACHE),
                                 self.p(n, 'sys/kernel/slab', c))
+        write(self.p('two3/proc/sys/kernel/osrelease'), '7.3.5-other\n', 0o644)
         self.dumps = {n: self.dump(n, tree, *args)
                       for n, (tree, *args) in DUMPS.items()}
         self.deltas = {n: self.delta(n, a, b) for n, (a, b) in DELTAS.items()}
@@ -294,9 +299,16 @@ TEXT_ROWS = (
     (('split', 'o1', 'o3'), 'per-node split', (
         ('metric', 'node0 all'), ('free_slowpath', '250,000 250,000'),
         ('%idle', '37.50 37.50'))),
-    (('diff', 'two1', 'two3'), 'cache: other', (
+    (('diff', 'two1', 'two3'), 'cache: ' + CACHE2, (
         ('free_slowpath', '500,000 1,500,000 1,000,000 +200.00%'),)),
+    (('diff', 'two1', 'two3'), '', (
+        ('kernel:', '7.3.4-fixture -> 7.3.5-other'),)),
+    (('compare', 'neg1', 'neg2'), '', (
+        ('group G1:', '2 runs, kernel mixed: 7.3.4-fixture, 7.3.5-other, ...'),
+        # a range with a negative end: '..' (not '-')
+        ('PARK_SLAB - UNPARK_SLAB', '-750 (-1,000..-500)'))),
     (OFF_ON, '', (
+        ('group on:', '3 runs, kernel 7.3.4-fixture'),
         ('metric', 'off on delta change'),
         ('free_slowpath', '1,000,000 (500,000-1,500,000) 1,500,000 '
          '(1,000,000-2,000,000) 500,000 +50.00%'),
@@ -328,6 +340,9 @@ CSV_LINES = (
          'nfs_page_test,counter,free_slowpath,500000,1500000,1000000,200.00',
          'nfs_page_test,counter,park_slab,,225000,,absent',
          'nfs_page_test,derived,free_slowpath_ratio,,,25,')),
+    (('diff', '--csv', 'two1', 'two3'),
+     'cache,kind,metric,before,after,delta,change_pct', (
+         '"c,q""x",counter,free_slowpath,500000,1500000,1000000,200.00',)),
     (('split', '--csv', 'p1', 'p3'),
      'cache,kind,metric,before,after,delta,change_pct,node0,node1', (
          'nfs_page_test,counter,free_slowpath,500000,1500000,1000000,200.00,'
@@ -425,9 +440,7 @@ page allocator churn (alloc_slab + free_slab)      9,000""")
                       self.sl('split', 'wrap1', 'wrap3'))
         self.assertEqual(re.findall(r'(?m)^cache: .*$',
                                     self.sl('diff', 'two1', 'two3')),
-                         ['cache: nfs_page_test', 'cache: other_cache'])
-        self.assertIn('\ngroup on: 3 runs, kernel 7.3.4-fixture\n',
-                      self.sl(*OFF_ON))
+                         ['cache: nfs_page_test', 'cache: ' + CACHE2])
 
     def test_snap(self):
         f = flat(json.loads(self.sl('snap', 'p1')))
