@@ -271,7 +271,8 @@ CHURN = 'page allocator churn (alloc_slab + free_slab)'
 # the command, the section of its text the rows are in, the rows (the
 # fields of each one space apart)
 TEXT_ROWS = (
-    (('diff', 'p1', 'p3'), '', (
+    # options end at '--'
+    (('diff', '--', 'p1', 'p3'), '', (
         ('metric', 'before after delta change'),
         ('alloc_fastpath', '2,000,000 6,000,000 4,000,000 +200.00%'),
         ('free_slowpath', '500,000 1,500,000 1,000,000 +200.00%'),
@@ -370,8 +371,8 @@ JSON_LEAVES = (
         # parked (debugfs) is a gauge on the patched kernel
         C + 'gauges.parked.sum': 2, C + 'facts.sheaf_capacity': 60,
         C + 'facts.park': 1, 'cpu_node.0': 0, 'cpu_node.1': 0,
-        'cpu_node.2': 1, 'cpu_node.3': 1, 'cpus.3.idle': 300,
-        'cpus.3.busy': 100, 'kernel': '7.3.4-fixture'},
+        'cpu_node.2': 1, 'cpu_node.3': 1, 'cpu_node.4': None,  # 4 CPUs
+        'cpus.3.idle': 300, 'cpus.3.busy': 100, 'kernel': '7.3.4-fixture'},
      # parked has no node parts; settings and flags are no statistics
      re.escape(C) + r'gauges\.parked\.nodes\.|\.(hwcache_align|cpu_partial|'
      r'remote_node_defrag_ratio|slabs_cpu_partial|cpu_slabs|aliases|'
@@ -544,6 +545,8 @@ ERRORS = (
     (U, 'exclude each other', ('diff', '--csv', '--json', 'p1', 'p3')),
     (U, 'names more groups', ('compare', '--labels', 'a,b,c', 'off1', '--',
                               'on2')),
+    (U, 'names fewer groups', ('compare', '--labels', 'a', 'off1', '--',
+                               'on2')),
     (U, 'empty group', ('compare', 'off1', '--')),
     (E, 'not a delta document.*this is a slab dump', ('compare', 'p1', '--',
                                                       'off1')),
