@@ -66,8 +66,9 @@ def _ratio(num: float, den: float, scale: float) -> Tuple[str, float]:
     return (UNDEF, 0.0) if den == 0 else (OK, num / den * scale)
 
 
-# key, label, unit, the per-run values it is made of (counter delta,
-# gauge/fact value), (state, value) of them
+# key, label, unit (the delta document's: '%' percent, 'ratio', 'count'),
+# the per-run values it is made of (counter delta, gauge/fact value),
+# (state, value) of them
 DERIVED = (
     ('free_slowpath_ratio',
      'FREE_SLOWPATH / (FREE_FASTPATH + FREE_SLOWPATH)', '%',
@@ -108,9 +109,8 @@ def fmt_num(v: float) -> str:
 
 
 def fmt_derived(i: int, v: float) -> str:
-    unit = DERIVED[i][2]
-    return '%.2f%%' % v if unit == '%' else '%.2f' % v if unit == 'ratio' \
-        else fmt_num(v)
+    f = {'%': '%.2f%%', 'ratio': '%.2f'}.get(DERIVED[i][2])
+    return f % v if f else fmt_num(v)
 
 
 def table(rows: List[List[Optional[str]]]) -> str:
@@ -148,7 +148,7 @@ class Snapshot:
     time: str = ''
     timestamp: float = 0.0
     mono: float = 0.0
-    cpu_node: List[int] = field(default_factory=list)
+    cpu_node: List[int] = field(default_factory=list)   # -1: no node
     cpus: List[Tuple[int, int, int]] = field(default_factory=list)
     caches: Dict[str, Dict[str, Metric]] = field(default_factory=dict)
     results: List[Tuple[str, float]] = field(default_factory=list)
@@ -197,12 +197,24 @@ def parse_cpulist(text: str, node: int, s: Snapshot) -> None:
 
 
 def parse_result(line: str) -> Optional[Tuple[str, float]]:
-    """'key: value' with one number (a dump's @result line)"""
+    """'key: value' with one finite number (a dump's @result line)"""
     k, sep, v = line.partition(':')
     if not sep or not k.strip() or not re.fullmatch(
-            r'\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*', v):
+            r'\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*', v) or \
+            not math.isfinite(float(v)):
         return None
     return k.strip(), float(v)
+
+
+def parse_number(text: str, where: str) -> float:
+    """a finite number (JSON has no others) or Error"""
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not math.isfinite(v):
+        raise Error("%s: not a number: '%.40s'" % (where, text))
+    return v
 
 
 def parse_proc_stat(line: str) -> Optional[Tuple[int, int, int]]:
@@ -235,13 +247,14 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
     for no, line in enumerate(lines[1:-1], 2):
         key, _, rest = line.partition(' ')
         if key == '@mono':
-            s.mono = float(rest)
+            s.mono = parse_number(rest, '%s:%d: @mono' % (path, no))
         elif key == '@stat':
             cs = parse_proc_stat(rest)
             if cs:
                 s.cpus.append(cs)
         elif key == '@node':
             n, _, cl = rest.partition(' ')
+            # cpu_node holds nodes < MAX_NODES only: compute relies on it
             if n.isdigit() and int(n) < MAX_NODES:
                 parse_cpulist(cl, int(n), s)
         elif key == '@nonuma':
@@ -250,7 +263,7 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
             s.kernel = rest
         elif key == '@time':
             ep, _, s.time = rest.partition(' ')
-            s.timestamp = float(ep)
+            s.timestamp = parse_number(ep, '%s:%d: @time' % (path, no))
         elif key == '@result':
             kv = parse_result(rest)
             if kv:
@@ -351,6 +364,9 @@ class MDelta:
         return self.a is not None and self.b is not None
 
     def change_pct(self) -> Optional[float]:
+        """None: absent in a dump, or 0 before and not after"""
+        if not self.both:
+            return None
         if self.a == 0:
             return None if self.b != 0 else 0.0
         return float(self.delta) / float(self.a) * 100
@@ -384,8 +400,8 @@ class Delta:
 
 def metric_delta(name: str, ma: Optional[Metric], mb: Optional[Metric],
                  b: Snapshot) -> MDelta:
-    md = MDelta(name, (mb or ma).type, ma.sum if ma else None,
-                mb.sum if mb else None)
+    md = MDelta(name, (mb if mb is not None else ma).type,
+                None if ma is None else ma.sum, None if mb is None else mb.sum)
     if not md.both:
         return md
     md.delta = mb.sum - ma.sum
@@ -418,7 +434,7 @@ def compute(a: Snapshot, b: Snapshot) -> Delta:
         vals = {m.name: m.value for m in cd.m if m.both}
         cd.derived = [derive(i, vals.get) for i in range(len(DERIVED))]
         d.c.append(cd)
-    d.nnodes = max([n + 1 for n in b.cpu_node if n < MAX_NODES], default=0)
+    d.nnodes = max(b.cpu_node, default=-1) + 1
     acpu: Dict[int, Tuple[int, int, int]] = {}
     for c in a.cpus:
         acpu.setdefault(c[0], c)
@@ -430,7 +446,7 @@ def compute(a: Snapshot, b: Snapshot) -> Delta:
         di, db = float(ib - acpu[cpu][1]), float(bb - acpu[cpu][2])
         ti += di
         tb += db
-        if 0 <= b.node_of(cpu) < MAX_NODES:
+        if b.node_of(cpu) >= 0:
             t = per.setdefault(b.node_of(cpu), [0.0, 0.0])
             t[0] += di
             t[1] += db
@@ -451,7 +467,7 @@ def diff_text(d: Delta, per_node: bool) -> str:
         o.append('\ncache: %s\n\n' % cd.name)
         rows = [['metric', 'before', 'after', 'delta', 'change']]
         for m in cd.m:
-            pct = m.change_pct() if m.both else None
+            pct = m.change_pct()
             rows.append([m.name, None if m.a is None else fmt_int(m.a),
                          None if m.b is None else fmt_int(m.b),
                          fmt_int(m.delta) if m.both else None,
@@ -499,7 +515,7 @@ def diff_csv(d: Delta, per_node: bool) -> str:
                   + ['node%d' % n for n in nodes])]
     for cd in d.c:
         for m in cd.m:
-            pct = m.change_pct() if m.both else None
+            pct = m.change_pct()
             o.append(csv_line(
                 [cd.name, m.type, m.name, '' if m.a is None else str(m.a),
                  '' if m.b is None else str(m.b),
@@ -550,8 +566,7 @@ def delta_json(d: Delta) -> dict:
     idle: Dict[str, object] = {}
     if d.idle_all is not None:
         idle['all_pct'] = d.idle_all
-    idle['nodes_pct'] = {str(n): p for n, p in d.idle_pct.items()
-                         if n < d.nnodes}
+    idle['nodes_pct'] = {str(n): p for n, p in d.idle_pct.items()}
     return {'slabstat': 'delta', 'version': 1, 'kernel': d.b.kernel,
             'kernel_before': d.a.kernel, 'time_before': d.a.time,
             'time_after': d.b.time, 'interval_s': d.b.mono - d.a.mono,
@@ -582,7 +597,7 @@ def _num(v) -> Optional[float]:
     return float(v)
 
 
-def _ok(x: Optional[float]) -> Tuple[str, float]:
+def _state(x: Optional[float]) -> Tuple[str, float]:
     return (ABSENT, 0.0) if x is None else (OK, x)
 
 
@@ -642,13 +657,12 @@ def _cache_rows(groups: List[List[dict]],
         return _at(doc, 'caches', cache, 'metrics')
 
     kinds: Dict[str, str] = {}
-    for doc in (doc for g in groups for doc in g):
-        for n in mets(doc) if isinstance(mets(doc), dict) else ():
-            kinds.setdefault(n, 'counter')
-            if isinstance(_at(mets(doc), n, 'type'), str):
-                kinds[n] = mets(doc)[n]['type']
+    for ms in map(mets, itertools.chain(*groups)):
+        for n, m in ms.items() if isinstance(ms, dict) else ():
+            t = _at(m, 'type')
+            kinds[n] = t if isinstance(t, str) else kinds.get(n, 'counter')
     rows = [_row(groups, n, n, kinds[n], fmt_num,
-                 lambda doc, n=n: _ok(_num(_at(mets(doc), n, 'value'))))
+                 lambda doc, n=n: _state(_num(_at(mets(doc), n, 'value'))))
             for n in sorted(kinds)]
     der = [_row(groups, key, label, 'derived',
                 lambda v, i=i: fmt_derived(i, v),
@@ -671,7 +685,7 @@ def _text_rows(labels: List[str], rows: List[Row], title: str,
             delta, pct, gap = row.vs_first(g)
             if with_delta:
                 cells.append(None if delta is None else row.fmt(delta))
-            cells.append(gap or 'n/a' if pct is None else '%+.2f%%' % pct)
+            cells.append((gap or 'n/a') if pct is None else '%+.2f%%' % pct)
         out.append(cells)
     return table(out)
 
@@ -696,7 +710,7 @@ def _json_rows(labels: List[str], rows: List[Row]) -> dict:
     out = {}
     for row in rows:
         e = out[row.key] = {'kind': row.kind}
-        if row.kind == 'derived':
+        if row.label != row.key:        # a derived row
             e['label'] = row.label
         e['groups'] = []
         for g, (s, undef) in enumerate(row.g):
@@ -740,7 +754,7 @@ def compare(groups: List[List[str]], labels: Optional[List[str]] = None,
     caches = {c: _cache_rows(docs, c) for c in dict.fromkeys(
         c for doc in every for c in (doc.get('caches') or {}))}
     results = [_row(docs, k, k, 'result', fmt_num,
-                    lambda doc, k=k: _ok(_num(_at(doc, 'results', k))))
+                    lambda doc, k=k: _state(_num(_at(doc, 'results', k))))
                for k in RESULT_KEYS]
     if fmt == 'json':
         return write_json({

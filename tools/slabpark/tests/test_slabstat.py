@@ -26,6 +26,7 @@ TOOLS = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 DUMP_SH = os.path.join(TOOLS, 'guest', 'slab-dump.sh')
 CACHE = 'nfs_page_test'
+CACHE2 = 'c,q"x'                # the second cache of two1/two3: CSV quotes it
 
 # per-CPU unit deltas on the 2-node 4-CPU box (CPUs 0-1 node 0, 2-3 node 1);
 # a tree of scale K holds K times these
@@ -126,9 +127,10 @@ def run_dump(root, *args, pre=()):
 
 
 def row(metric, text):
-    """the fields of the first table row of METRIC, one space apart"""
+    """the fields of the first line (a table row) of METRIC, one space
+    apart"""
     for line in text.split('\n'):
-        if line.startswith(metric + '  '):
+        if line.startswith(metric + ' '):
             return metric + ' ' + ' '.join(line[len(metric):].split())
     return None
 
@@ -161,12 +163,14 @@ BOXES = {'p1': (1, 1), 'p3': (3, 1), 'u1': (1, 0), 'u3': (3, 0),
 DUMPS = dict({n: (n, CACHE) for n in list(BOXES) + [
     'miss3', 'nosheaf1', 'nosheaf3', 'wrap1', 'wrap3']},
     p3r=('p3', '-r', 'results', CACHE),
-    two1=('two1', CACHE, 'other_cache'), two3=('two3', CACHE, 'other_cache'),
+    two1=('two1', CACHE, CACHE2), two3=('two3', CACHE, CACHE2),
     **{'cu%dr' % k: ('cu%d' % k, '-r', 'r%d' % k, CACHE) for k in (1, 2, 3)},
     **{'cp%dr' % k: ('cp%d' % k, '-r', 'rp%d' % k, CACHE) for k in (2, 3, 4)})
-# delta document: its dumps before and after
+# delta document: its dumps before and after (neg: park_slab - unpark_slab
+# < 0; neg2 of two3's kernel)
 DELTAS = dict({'off%d' % k: ('u0', 'cu%dr' % k) for k in (1, 2, 3)},
-              nosheaf=('nosheaf1', 'nosheaf3'),
+              nosheaf=('nosheaf1', 'nosheaf3'), neg1=('two3', 'two1'),
+              neg2=('cp4r', 'two3'),
               **{'on%d' % k: ('p0', 'cp%dr' % k) for k in (2, 3, 4)})
 
 
@@ -203,28 +207,37 @@ class Fixtures:
               'placement: cross\nalloc_thread_nodes: 0 0\n'
               'ops_per_sec: 123456\nremote_free_pct: 100.00\n'
               'free_lat_p50_ns: 850\nfree_lat_hist: 0 0 1 2 3\n'
-              'cache_name: nfs_page_test\n', 0o644)
+              'cache_name: nfs_page_test\nhuge: 1e999\n', 0o644)
         for k in (1, 2, 3, 4):
             write(self.p('r%d' % k), 'ops_per_sec: %d\nfree_lat_p99_ns: %d\n'
                   % (k * 100, k * 1000), 0o644)
             write(self.p('rp%d' % k), 'ops_per_sec: %d\nfree_lat_p99_ns: '
                   '%d\n' % (k * 100 - 50, k * 1000), 0o644)
-        # two caches
+        # two caches; two3 of another kernel
         for n, src in (('two1', 'p1'), ('two3', 'p3')):
             for sub in ('proc', 'sys/devices'):
                 shutil.copytree(self.p(src, sub), self.p(n, sub))
-            for c in (CACHE, 'other_cache'):
+            for c in (CACHE, CACHE2):
                 shutil.copytree(self.p(src, 'sys/kernel/slab', CACHE),
                                 self.p(n, 'sys/kernel/slab', c))
+        write(self.p('two3/proc/sys/kernel/osrelease'), '7.3.5-other\n', 0o644)
         self.dumps = {n: self.dump(n, tree, *args)
                       for n, (tree, *args) in DUMPS.items()}
         self.deltas = {n: self.delta(n, a, b) for n, (a, b) in DELTAS.items()}
+        # a metric of the type 'derived' (no derived row)
+        with open(self.deltas['off1']) as f:
+            doc = json.load(f)
+        doc['caches'][CACHE]['metrics']['free_slowpath']['type'] = 'derived'
+        self.deltas['typed'] = self.p('typed.delta.json')
+        write(self.deltas['typed'], json.dumps(doc), 0o644)
 
     def p(self, *parts):
         return os.path.join(self.t, *parts)
 
     def dump(self, name, tree, *args):
-        args = [self.p(a) if os.path.isfile(self.p(a)) else a for a in args]
+        """slab-dump.sh ARGS on TREE, -r's file by name"""
+        args = [self.p(a) if o == '-r' else a
+                for o, a in zip(('',) + args, args)]
         r = run_dump(self.p(tree), *args)
         if r.returncode:
             raise RuntimeError('slab-dump.sh %s: %s' % (name, r.stderr))
@@ -243,10 +256,12 @@ class SlabstatCase(unittest.TestCase):
         cls.fx = Fixtures.get()
 
     def sl(self, *argv):
-        """slabstat ARGV, the fixtures' dumps and deltas by name"""
+        """slabstat ARGV, the fixtures' dumps and deltas by name (not
+        --labels' argument)"""
         f = self.fx
-        return slabstat.run([f.dumps.get(a, f.deltas.get(a, a))
-                             for a in argv])
+        return slabstat.run([a if o == '--labels' else
+                             f.dumps.get(a, f.deltas.get(a, a))
+                             for o, a in zip(('',) + argv, argv)])
 
 
 OFF, ON = ('off1', 'off2', 'off3'), ('on2', 'on3', 'on4')
@@ -256,7 +271,8 @@ CHURN = 'page allocator churn (alloc_slab + free_slab)'
 # the command, the section of its text the rows are in, the rows (the
 # fields of each one space apart)
 TEXT_ROWS = (
-    (('diff', 'p1', 'p3'), '', (
+    # options end at '--'
+    (('diff', '--', 'p1', 'p3'), '', (
         ('metric', 'before after delta change'),
         ('alloc_fastpath', '2,000,000 6,000,000 4,000,000 +200.00%'),
         ('free_slowpath', '500,000 1,500,000 1,000,000 +200.00%'),
@@ -284,9 +300,16 @@ TEXT_ROWS = (
     (('split', 'o1', 'o3'), 'per-node split', (
         ('metric', 'node0 all'), ('free_slowpath', '250,000 250,000'),
         ('%idle', '37.50 37.50'))),
-    (('diff', 'two1', 'two3'), 'cache: other', (
+    (('diff', 'two1', 'two3'), 'cache: ' + CACHE2, (
         ('free_slowpath', '500,000 1,500,000 1,000,000 +200.00%'),)),
+    (('diff', 'two1', 'two3'), '', (
+        ('kernel:', '7.3.4-fixture -> 7.3.5-other'),)),
+    (('compare', 'neg1', 'neg2'), '', (
+        ('group G1:', '2 runs, kernel mixed: 7.3.4-fixture, 7.3.5-other, ...'),
+        # a range with a negative end: '..' (not '-')
+        ('PARK_SLAB - UNPARK_SLAB', '-750 (-1,000..-500)'))),
     (OFF_ON, '', (
+        ('group on:', '3 runs, kernel 7.3.4-fixture'),
         ('metric', 'off on delta change'),
         ('free_slowpath', '1,000,000 (500,000-1,500,000) 1,500,000 '
          '(1,000,000-2,000,000) 500,000 +50.00%'),
@@ -318,6 +341,9 @@ CSV_LINES = (
          'nfs_page_test,counter,free_slowpath,500000,1500000,1000000,200.00',
          'nfs_page_test,counter,park_slab,,225000,,absent',
          'nfs_page_test,derived,free_slowpath_ratio,,,25,')),
+    (('diff', '--csv', 'two1', 'two3'),
+     'cache,kind,metric,before,after,delta,change_pct', (
+         '"c,q""x",counter,free_slowpath,500000,1500000,1000000,200.00',)),
     (('split', '--csv', 'p1', 'p3'),
      'cache,kind,metric,before,after,delta,change_pct,node0,node1', (
          'nfs_page_test,counter,free_slowpath,500000,1500000,1000000,200.00,'
@@ -345,8 +371,8 @@ JSON_LEAVES = (
         # parked (debugfs) is a gauge on the patched kernel
         C + 'gauges.parked.sum': 2, C + 'facts.sheaf_capacity': 60,
         C + 'facts.park': 1, 'cpu_node.0': 0, 'cpu_node.1': 0,
-        'cpu_node.2': 1, 'cpu_node.3': 1, 'cpus.3.idle': 300,
-        'cpus.3.busy': 100, 'kernel': '7.3.4-fixture'},
+        'cpu_node.2': 1, 'cpu_node.3': 1, 'cpu_node.4': None,  # 4 CPUs
+        'cpus.3.idle': 300, 'cpus.3.busy': 100, 'kernel': '7.3.4-fixture'},
      # parked has no node parts; settings and flags are no statistics
      re.escape(C) + r'gauges\.parked\.nodes\.|\.(hwcache_align|cpu_partial|'
      r'remote_node_defrag_ratio|slabs_cpu_partial|cpu_slabs|aliases|'
@@ -363,7 +389,11 @@ JSON_LEAVES = (
     (('compare', '--json') + OFF_ON[1:], {
         M + 'free_slowpath.groups.1.median': 1500000,
         M + 'free_slowpath.groups.1.change_pct': 50,
+        C + 'derived.park_ratio.label': 'PARK_SLAB / FREE_ADD_PARTIAL',
         'results.free_lat_p99_ns.groups.0.median': 2000}, None),
+    # a derived row has a label, a metric of that type not
+    (('compare', '--json', 'typed'), {M + 'free_slowpath.kind': 'derived'},
+     re.escape(M) + r'free_slowpath\.label'),
 )
 
 
@@ -411,9 +441,7 @@ page allocator churn (alloc_slab + free_slab)      9,000""")
                       self.sl('split', 'wrap1', 'wrap3'))
         self.assertEqual(re.findall(r'(?m)^cache: .*$',
                                     self.sl('diff', 'two1', 'two3')),
-                         ['cache: nfs_page_test', 'cache: other_cache'])
-        self.assertIn('\ngroup on: 3 runs, kernel 7.3.4-fixture\n',
-                      self.sl(*OFF_ON))
+                         ['cache: nfs_page_test', 'cache: ' + CACHE2])
 
     def test_snap(self):
         f = flat(json.loads(self.sl('snap', 'p1')))
@@ -517,6 +545,8 @@ ERRORS = (
     (U, 'exclude each other', ('diff', '--csv', '--json', 'p1', 'p3')),
     (U, 'names more groups', ('compare', '--labels', 'a,b,c', 'off1', '--',
                               'on2')),
+    (U, 'names fewer groups', ('compare', '--labels', 'a', 'off1', '--',
+                               'on2')),
     (U, 'empty group', ('compare', 'off1', '--')),
     (E, 'not a delta document.*this is a slab dump', ('compare', 'p1', '--',
                                                       'off1')),
@@ -529,6 +559,10 @@ ERRORS = (
     # a dump cut short (a full disk, a killed dump): refused
     (E, r"cut\.dump: truncated: no '@end' line", ('diff', 'cut.dump', 'p3')),
     (E, 'not a slab dump', ('diff', 'hello.dump', 'p3')),
+    (E, r"mono\.dump:2: @mono: not a number: 'abc'", ('snap', 'mono.dump')),
+    # JSON has no NaN
+    (E, r"nan\.dump:\d+: @mono: not a number: 'nan'", ('snap', 'nan.dump')),
+    (E, r"time\.dump:2: @time: not a number: 'x'", ('snap', 'time.dump')),
     (E, 'cannot read .*nonexistent', ('diff', 'nonexistent', 'p3')),
 )
 # the tree, slab-dump.sh's arguments, its status, its stderr
@@ -571,7 +605,11 @@ class ErrorTest(SlabstatCase):
                 ('line.dump', '@slab-dump 1\nnfs_page_test free_slowpath\n'
                  '@end\n'),
                 ('cut.dump', whole[:len(whole) // 2]),
-                ('hello.dump', 'hello\n')):
+                ('hello.dump', 'hello\n'),
+                ('mono.dump', '@slab-dump 1\n@mono abc\n@end\n'),
+                ('nan.dump', whole.replace('@end\n', '@mono nan\n@end\n')),
+                ('time.dump', '@slab-dump 1\n@time x 2026-01-01T00:00:00Z\n'
+                 '@end\n')):
             write(fx.p(name), text, 0o644)
 
     def test_errors(self):
