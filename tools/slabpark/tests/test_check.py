@@ -347,14 +347,14 @@ class RunnerTest(unittest.TestCase):
 
     def test_stop_takes_the_children(self):
         """SIGINT (make check's SIGTERM) while a step runs: the step's
-        child and what it started are stopped (Context.run's and
-        check.child's), the step fails, the rest is not run, the last line
-        is printed and the status is 130"""
+        child and what it started are stopped (Context.run's, its output
+        closed, and check.child's), the step fails, the rest is not run,
+        the last line is printed and the status is 130"""
         tag = 'sleep 30.%d' % os.getpid()
 
         def interrupted(ctx):
             threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
-            return ctx.run(['sh', '-c', '%s & %s' % (tag, tag)])
+            return ctx.run(['sh', '-c', 'exec >&- 2>&-; %s & %s' % (tag, tag)])
 
         def interrupt(sig, frame):
             raise KeyboardInterrupt
