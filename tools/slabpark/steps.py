@@ -19,11 +19,15 @@ from .check import TOP, Fail, child, elapsed, setup_env
 
 
 def git_files(*patterns, others=False):
-    """The tracked files (OTHERS: and those git would add) of PATTERNS."""
+    """The tracked files (OTHERS: and those git would add) of PATTERNS;
+    Fail outside a git checkout."""
     more = ['--others', '--exclude-standard'] if others else []
-    return sorted(set(subprocess.run(
-        ['git', 'ls-files', '--cached', *more, '--', *patterns], cwd=TOP,
-        check=True, capture_output=True, text=True).stdout.split()))
+    p = child(['git', 'ls-files', '--cached', *more, '--', *patterns],
+              cwd=TOP, capture=True)
+    if p.returncode:
+        raise Fail('%s: needs a git checkout (git ls-files: %s)' % (
+            TOP, p.stderr.strip()))
+    return sorted(set(p.stdout.split()))
 
 
 def build_kernel(ctx, *args):

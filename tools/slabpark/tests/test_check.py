@@ -417,6 +417,10 @@ class TableTest(unittest.TestCase):
         self.assertIn('tools/lib.sh', bash)
         self.assertIn('tools/guest/guest-check.sh', sh)
         self.assertIn('tools/vm/init', sh)
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(steps, 'TOP', d), \
+                self.assertRaisesRegex(check.Fail, 'needs a git checkout'):
+            steps.git_files('*.py')
 
     def test_select(self):
         def select(names, full=False):
