@@ -667,6 +667,10 @@ class UnittestKtapTest(unittest.TestCase):
                         '    @classmethod\n'
                         '    def setUpClass(cls): cls.x = 1\n'
                         '    def test_d(self): self.assertEqual(self.x, 1)\n'
+                        '    def test_f(self):\n'
+                        '        for i in 1, 2:\n'
+                        '            with self.subTest(i=i):\n'
+                        '                self.assertEqual(i, 0)\n'
                         'class V(unittest.TestCase):\n'
                         '    @classmethod\n'
                         '    def setUpClass(cls): raise OSError("no")\n'
@@ -682,9 +686,14 @@ class UnittestKtapTest(unittest.TestCase):
         for t in ('not ok 2 pkgx.test_x.T.test_b', '# AssertionError: 1 != 2',
                   'ok 3 pkgx.test_x.T.test_c # SKIP later',
                   'ok 4 pkgx.test_x.U.test_d', '# OSError: no',
-                  'not ok 5 setUpClass (pkgx.test_x.V)'):
+                  'not ok 6 setUpClass (pkgx.test_x.V)'):
             self.assertIn(t, lines)
-        self.assertEqual(lines[-1], '# unittest: 3 passed, 2 failed')
+        # every failure's traceback, before its test's line
+        f = lines[lines.index('ok 4 pkgx.test_x.U.test_d'):
+                  lines.index('not ok 5 pkgx.test_x.U.test_f')]
+        self.assertIn('# AssertionError: 1 != 0', f)
+        self.assertIn('# AssertionError: 2 != 0', f)
+        self.assertEqual(lines[-1], '# unittest: 3 passed, 3 failed')
 
 
 if __name__ == '__main__':
