@@ -302,6 +302,10 @@ class RunnerTest(unittest.TestCase):
                 st.directive = '12s summary'
             captured.append(ctx.capture(['sh', '-c', 'echo out; echo err >&2']))
             return 0 if st.ok else 1
+
+        def subtest_fails(ctx):
+            with ctx.subtest('one'):
+                raise check.Fail('x')
         rc, out = self.run_steps([
             Step('a', fake(0, ['hello'])),
             Step('b', fake(4, ['no reason here', 'why not'])),
@@ -316,16 +320,16 @@ class RunnerTest(unittest.TestCase):
             Step('sh', steps.cmd(
                 'sh', '-c', 'echo TAP version 13; echo 1..2; echo ok 1 a; '
                 'echo oops >&2; echo not ok 2 b; exit 3')),
-            Step('s', subtest_and_capture)])
+            Step('s', subtest_and_capture), Step('t', subtest_fails)])
         self.assertEqual(rc, 1)
-        self.assertEqual(out[-1], 'check: 2 passed, 6 failed, 1 skipped')
+        self.assertEqual(out[-1], 'check: 2 passed, 7 failed, 1 skipped')
         self.assertIn('ok 2 b # SKIP why not', out)
         self.assertTrue([t for t in out if t.startswith('not ok 3 c # ') and
                          t.endswith('log: %s/c.log' % self.logdir)])
         i = out.index('# failed steps:')
         self.assertEqual(out[i + 1:i + 3], ['#   %s (%s/%s.log)' % (
             s, self.logdir, s) for s in 'cd'])
-        self.assertTrue(out[i + 7].startswith('# make check took '))
+        self.assertTrue(out[i + 8].startswith('# make check took '))
         self.assertEqual(self.logs['d.log'], 'it broke\n')
         self.assertEqual(self.logs['e.log'], 'ok 1 x\n')
         self.assertIn("KeyError: 'nokey'", self.logs['f.log'])
@@ -335,7 +339,8 @@ class RunnerTest(unittest.TestCase):
         self.assertIn('    # err', out)
         self.assertIn('    not ok 1 one # 12s summary', out)
         self.assertEqual(read_ktap(out[:-1]).failed(),
-                         ['c', 'd', 'f', 'sh.b', 's.one.b'])
+                         ['c', 'd', 'f', 'sh.b', 's.one.b', 't.one'])
+        self.assertEqual(self.logs['t.log'].splitlines()[2:], ['x', 'not ok 1 one', 'x'])
         self.assertIn('    not ok 1 s # no result line: the output ended', out)
 
     def test_needs_and_skips(self):
