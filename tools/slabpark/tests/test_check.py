@@ -432,9 +432,18 @@ class TableTest(unittest.TestCase):
         self.assertIn('tools/guest/guest-check.sh', sh)
         self.assertIn('tools/vm/init', sh)
         with tempfile.TemporaryDirectory() as d, \
-                mock.patch.object(steps, 'TOP', d), \
-                self.assertRaisesRegex(check.Fail, 'needs a git checkout'):
-            steps.git_files('*.py')
+                mock.patch.object(steps, 'TOP', d):
+            with self.assertRaisesRegex(check.Fail, 'needs a git checkout'):
+                steps.git_files('*.py')
+            steps.child(['git', 'init', '-q', d])
+            with open(os.path.join(d, 'new.py'), 'w') as f:
+                f.write('import os\n')
+            self.assertEqual(steps.git_files('*.py'), [])
+            self.assertEqual(steps.git_files('*.py', others=True), ['new.py'])
+            # python-lint fails by its own result lines
+            with mock.patch.object(steps, 'git_files', lambda p: [f.name]):
+                rc, out = RunnerTest.run_steps(self, [Step('l', steps.do_python_lint)])
+            self.assertIn('    not ok 2 pyflakes3', out)
 
     def test_select(self):
         def select(names, full=False):
@@ -479,6 +488,14 @@ class HostRefusalsTest(unittest.TestCase):
                             'SLABPARK_SYSFS' in settings, what)
             self.assertTrue(not want or regex.startswith(steps.ERR) or
                             want == 2, what)
+
+    def test_a_case_fails(self):
+        """a case's outcome not as wanted fails the step by its line"""
+        case = ('x', 1, '^never', {}, ('sh', '-c', 'echo no >&2; exit 1'))
+        rc, out = RunnerTest.run_steps(self, [Step('h', lambda ctx: steps.host_case(
+            ctx, '/nonexistent', case))])
+        self.assertIn('    not ok 1 x', out)
+        self.assertEqual(out[-1], 'check: 0 passed, 1 failed, 0 skipped')
 
     def test_fake_trees(self):
         full = steps.fake_tree()
@@ -545,9 +562,10 @@ class DocsTest(unittest.TestCase):
         self.assertEqual(steps.rst_section(rst, 'A'), ['a1', ''])
         self.assertEqual(steps.rst_section(rst, 'B'), ['b1'])
 
-    def problems(self, edits, append=''):
+    def problems(self, edits, append='', step=False):
         """doc_checks' problems of a copy of the files it reads, EDITS
-        (path, old, new, count) made; the glob of patches too."""
+        (path, old, new, count) made; the glob of patches too.  STEP:
+        (status, output) of the docs step on it, through check.Runner."""
         with tempfile.TemporaryDirectory() as d:
             for f in ('Documentation', 'patches', 'README', 'Makefile',
                       steps.MODULE_SRC, steps.PARK_SWITCH):
@@ -562,6 +580,9 @@ class DocsTest(unittest.TestCase):
                     with open(p, 'w') as f:
                         f.write(text.replace(old, new, count) + append *
                                 (path == 'README'))
+            if step:
+                with mock.patch.object(steps, 'TOP', d):
+                    return RunnerTest.run_steps(self, [Step('docs', steps.do_docs)])
             return {name: bad for name, bad, _ in steps.doc_checks(d) if bad}
 
     def test_each_check_fails(self):
@@ -585,6 +606,10 @@ class DocsTest(unittest.TestCase):
         self.assertEqual([t.split(' (')[0] for t in bad['make-variables']],
                          ["Make variable 'BOGUS'", "knob 'RUNS'"])
         self.assertNotIn('rst', bad)
+        rc, out = self.problems([('README', '', '', 1)], 'x\n' * 200, True)
+        self.assertEqual(rc, 1)
+        self.assertTrue([t for t in out if t.startswith('not ok 1 docs # ')])
+        self.assertIn('    # 1 of its subtests failed', out)
 
     def test_abi_and_rst_fail(self):
         if importlib.util.find_spec('docutils') is None:
