@@ -573,6 +573,7 @@ class DocsTest(unittest.TestCase):
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
                 (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, dst)
             for path, old, new, count in edits:
+                self.assertTrue(glob.glob(os.path.join(d, path)) or '*' in path, path)
                 for p in glob.glob(os.path.join(d, path)):
                     with open(p) as f:
                         text = f.read()
