@@ -134,7 +134,8 @@ class Context:
         """Run argv (ENV on top of os.environ), its stderr streamed into the
         step and its stdout too, or with CAPTURE returned (stripped);
         else its exit status.  Fail when CHECK and it failed."""
-        with tempfile.TemporaryFile() as out:
+        with tempfile.TemporaryFile() if capture else \
+                contextlib.nullcontext() as out:
             p = popen(argv, cwd=cwd, env=dict(os.environ, **(env or {})),
                       stdout=out if capture else subprocess.PIPE,
                       stderr=subprocess.PIPE if capture else subprocess.STDOUT)
@@ -142,14 +143,17 @@ class Context:
                 try:
                     for raw in p.stderr if capture else p.stdout:
                         self.line(raw.decode('utf-8', 'replace'))
+                    # (a child that closed its output may still run)
+                    p.wait()
                 except BaseException:
                     vm.stop(p)
                     raise
             if check and p.returncode:
                 raise Fail('%s exited with %d' % (' '.join(argv), p.returncode))
+            if not capture:
+                return p.returncode
             out.seek(0)
-            return out.read().decode('utf-8', 'replace').strip() if capture \
-                else p.returncode
+            return out.read().decode('utf-8', 'replace').strip()
 
     def capture(self, argv, check=True, **kw):
         return self.run(argv, check=check, capture=True, **kw)

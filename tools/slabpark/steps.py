@@ -19,11 +19,15 @@ from .check import TOP, Fail, child, elapsed, setup_env
 
 
 def git_files(*patterns, others=False):
-    """The tracked files (OTHERS: and those git would add) of PATTERNS."""
+    """The tracked files (OTHERS: and those git would add) of PATTERNS;
+    Fail outside a git checkout."""
     more = ['--others', '--exclude-standard'] if others else []
-    return sorted(set(subprocess.run(
-        ['git', 'ls-files', '--cached', *more, '--', *patterns], cwd=TOP,
-        check=True, capture_output=True, text=True).stdout.split()))
+    p = child(['git', 'ls-files', '--cached', *more, '--', *patterns],
+              cwd=TOP, capture=True)
+    if p.returncode:
+        raise Fail('%s: needs a git checkout (git ls-files: %s)' % (
+            TOP, p.stderr.strip()))
+    return sorted(set(p.stdout.split()))
 
 
 def build_kernel(ctx, *args):
@@ -207,16 +211,17 @@ HOST_REFUSALS = (
 # as "nobody", from {work}/top: a copy of what make run HOST=1 runs
 # first, which nobody can read wherever the checkout is; make's own
 # "make: ***" line is not the script's (MAKELEVEL, MAKEFLAGS unset: a
-# top-level make as a tester runs it)
+# top-level make as a tester runs it; KSRC unset: nobody cannot see one
+# under /root)
 NOBODY = ('setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
           'env', 'HOME=/nonexistent')
 NOBODY_REFUSALS = (
     ('not root (nobody, complete tree): refused', 1, ERR + '.*run it as root',
-     {'HOST': '1', 'SLABPARK_SYSFS': 'full', 'KDIR': '{work}/kdir'},
+     {'HOST': '1', 'SLABPARK_SYSFS': 'full', 'KDIR': '{work}/kdir', 'KSRC': None},
      NOBODY + make_run('{work}/top', '--check-only')),
     ('not root, make run HOST=1: refused', 2,
      ERR + r'.*run it as root \(sudo make run HOST=1\)',
-     {'MAKELEVEL': None, 'MAKEFLAGS': None, 'MFLAGS': None},
+     {'MAKELEVEL': None, 'MAKEFLAGS': None, 'MFLAGS': None, 'KSRC': None},
      NOBODY + ('make', '-s', '--no-print-directory', '-C', '{work}/top',
                'run', 'HOST=1')),
 )

@@ -162,7 +162,8 @@ POINTS = ['TAP version 13'] + suite('kunit', KUNIT, False)[:-1] + \
     ['not ok 1 kunit # 30s'] + suite('kselftest', RUNNER, False)[:-1] + \
     ['not ok 2 kselftest # 90s', 'ok 3 dmesg # 0 problem lines', '1..3',
      'SLABPARK-DEBUG-GATE label=default pass=1 fail=2']
-# (step, its output, its failed cases, {subtest: children}, lines written)
+# (step, its output, its failed cases, {subtest: children, or (children,
+# skipped)}, lines written)
 NESTED = (
     ('deps', ['[  0m00s] installing', 'present'], [], {},
      ['    # [  0m00s] installing', '    # present']),
@@ -184,9 +185,9 @@ NESTED = (
     # the guest output before suites were subtests: the runner's own
     # document and then the next suite's, which becomes part-2
     ('g', fixture('guest-patched-old.log'), [],
-     {('g', KS): 17, ('g', 'part-2'): 8}, []),
+     {('g', KS): (17, 0), ('g', 'part-2'): 8}, []),
     ('g', fixture('guest-base-old.log'), [],
-     {('g', KS): 17, ('g', 'part-2'): 8},
+     {('g', KS): (17, 4), ('g', 'part-2'): 8},
      ['        ok 12 park_footprint # SKIP kernel without slab parking (/sys/'
       'kernel/debug/slab/nfs_page_test/park or parked absent: no series, or '
       'no CONFIG_SLUB_DEBUG or CONFIG_DEBUG_FS)']),
@@ -211,6 +212,10 @@ NESTED = (
      ['    ' + t for t in POINTS] + ['not ok 1 debug-gate-default # 200s'],
      ['debug-gate.debug-gate-default.kunit.slub_test.test_park_shrink',
       'debug-gate.debug-gate-default.kselftest.%s.run_cross' % KS], {}, []),
+    ('host-refusals', fixture('host-refusals.log'), [],
+     {('host-refusals',): 25}, ['    ok 1 complete tree passes', '    # 1..25']),
+    ('race-widen', fixture('race-widen-old.log'), [], {('race-widen',): 1},
+     ['    ok 1 race_widen # 5802 parks, 1051 re-adds, 21s']),
     ('x', ['ok 1 x', 'ok 2 y'], [], {}, ['    ok 1 x (result)']),
     # diagnostics can neither open a subtest nor end kunit_parser's input
     ('g', ['Subtest: fake', 'reboot: System halted', 'ok 1 real'], [], {},
@@ -235,7 +240,11 @@ class NesterTest(unittest.TestCase):
                 root = read_ktap(out)
                 self.assertEqual(root.failed(), failed)
                 for path, n in children.items():
-                    self.assertEqual(len(root.find(path).children), n, path)
+                    kids = root.find(path).children
+                    skips = [c for c in kids if c.directive and
+                             c.directive.startswith('SKIP')]
+                    self.assertEqual((len(kids), len(skips)) if isinstance(
+                        n, tuple) else len(kids), n, path)
                 for t in written:
                     self.assertIn(t, out)
 
@@ -293,6 +302,10 @@ class RunnerTest(unittest.TestCase):
                 st.directive = '12s summary'
             captured.append(ctx.capture(['sh', '-c', 'echo out; echo err >&2']))
             return 0 if st.ok else 1
+
+        def subtest_fails(ctx):
+            with ctx.subtest('one'):
+                raise check.Fail('x')
         rc, out = self.run_steps([
             Step('a', fake(0, ['hello'])),
             Step('b', fake(4, ['no reason here', 'why not'])),
@@ -307,16 +320,16 @@ class RunnerTest(unittest.TestCase):
             Step('sh', steps.cmd(
                 'sh', '-c', 'echo TAP version 13; echo 1..2; echo ok 1 a; '
                 'echo oops >&2; echo not ok 2 b; exit 3')),
-            Step('s', subtest_and_capture)])
+            Step('s', subtest_and_capture), Step('t', subtest_fails)])
         self.assertEqual(rc, 1)
-        self.assertEqual(out[-1], 'check: 2 passed, 6 failed, 1 skipped')
+        self.assertEqual(out[-1], 'check: 2 passed, 7 failed, 1 skipped')
         self.assertIn('ok 2 b # SKIP why not', out)
         self.assertTrue([t for t in out if t.startswith('not ok 3 c # ') and
                          t.endswith('log: %s/c.log' % self.logdir)])
         i = out.index('# failed steps:')
         self.assertEqual(out[i + 1:i + 3], ['#   %s (%s/%s.log)' % (
             s, self.logdir, s) for s in 'cd'])
-        self.assertTrue(out[i + 7].startswith('# make check took '))
+        self.assertTrue(out[i + 8].startswith('# make check took '))
         self.assertEqual(self.logs['d.log'], 'it broke\n')
         self.assertEqual(self.logs['e.log'], 'ok 1 x\n')
         self.assertIn("KeyError: 'nokey'", self.logs['f.log'])
@@ -326,7 +339,8 @@ class RunnerTest(unittest.TestCase):
         self.assertIn('    # err', out)
         self.assertIn('    not ok 1 one # 12s summary', out)
         self.assertEqual(read_ktap(out[:-1]).failed(),
-                         ['c', 'd', 'f', 'sh.b', 's.one.b'])
+                         ['c', 'd', 'f', 'sh.b', 's.one.b', 't.one'])
+        self.assertEqual(self.logs['t.log'].splitlines()[2:], ['x', 'not ok 1 one', 'x'])
         self.assertIn('    not ok 1 s # no result line: the output ended', out)
 
     def test_needs_and_skips(self):
@@ -347,14 +361,14 @@ class RunnerTest(unittest.TestCase):
 
     def test_stop_takes_the_children(self):
         """SIGINT (make check's SIGTERM) while a step runs: the step's
-        child and what it started are stopped (Context.run's and
-        check.child's), the step fails, the rest is not run, the last line
-        is printed and the status is 130"""
+        child and what it started are stopped (Context.run's, its output
+        closed, and check.child's), the step fails, the rest is not run,
+        the last line is printed and the status is 130"""
         tag = 'sleep 30.%d' % os.getpid()
 
         def interrupted(ctx):
             threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
-            return ctx.run(['sh', '-c', '%s & %s' % (tag, tag)])
+            return ctx.run(['sh', '-c', 'exec >&- 2>&-; %s & %s' % (tag, tag)])
 
         def interrupt(sig, frame):
             raise KeyboardInterrupt
@@ -417,6 +431,19 @@ class TableTest(unittest.TestCase):
         self.assertIn('tools/lib.sh', bash)
         self.assertIn('tools/guest/guest-check.sh', sh)
         self.assertIn('tools/vm/init', sh)
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(steps, 'TOP', d):
+            with self.assertRaisesRegex(check.Fail, 'needs a git checkout'):
+                steps.git_files('*.py')
+            steps.child(['git', 'init', '-q', d])
+            with open(os.path.join(d, 'new.py'), 'w') as f:
+                f.write('import os\n')
+            self.assertEqual(steps.git_files('*.py'), [])
+            self.assertEqual(steps.git_files('*.py', others=True), ['new.py'])
+            # python-lint fails by its own result lines
+            with mock.patch.object(steps, 'git_files', lambda p: [f.name]):
+                rc, out = RunnerTest.run_steps(self, [Step('l', steps.do_python_lint)])
+            self.assertIn('    not ok 2 pyflakes3', out)
 
     def test_select(self):
         def select(names, full=False):
@@ -461,6 +488,14 @@ class HostRefusalsTest(unittest.TestCase):
                             'SLABPARK_SYSFS' in settings, what)
             self.assertTrue(not want or regex.startswith(steps.ERR) or
                             want == 2, what)
+
+    def test_a_case_fails(self):
+        """a case's outcome not as wanted fails the step by its line"""
+        case = ('x', 1, '^never', {}, ('sh', '-c', 'echo no >&2; exit 1'))
+        rc, out = RunnerTest.run_steps(self, [Step('h', lambda ctx: steps.host_case(
+            ctx, '/nonexistent', case))])
+        self.assertIn('    not ok 1 x', out)
+        self.assertEqual(out[-1], 'check: 0 passed, 1 failed, 0 skipped')
 
     def test_fake_trees(self):
         full = steps.fake_tree()
@@ -527,9 +562,10 @@ class DocsTest(unittest.TestCase):
         self.assertEqual(steps.rst_section(rst, 'A'), ['a1', ''])
         self.assertEqual(steps.rst_section(rst, 'B'), ['b1'])
 
-    def problems(self, edits, append=''):
+    def problems(self, edits, append='', step=False):
         """doc_checks' problems of a copy of the files it reads, EDITS
-        (path, old, new, count) made; the glob of patches too."""
+        (path, old, new, count) made; the glob of patches too.  STEP:
+        (status, output) of the docs step on it, through check.Runner."""
         with tempfile.TemporaryDirectory() as d:
             for f in ('Documentation', 'patches', 'README', 'Makefile',
                       steps.MODULE_SRC, steps.PARK_SWITCH):
@@ -537,6 +573,7 @@ class DocsTest(unittest.TestCase):
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
                 (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, dst)
             for path, old, new, count in edits:
+                self.assertTrue(glob.glob(os.path.join(d, path)) or '*' in path, path)
                 for p in glob.glob(os.path.join(d, path)):
                     with open(p) as f:
                         text = f.read()
@@ -544,6 +581,9 @@ class DocsTest(unittest.TestCase):
                     with open(p, 'w') as f:
                         f.write(text.replace(old, new, count) + append *
                                 (path == 'README'))
+            if step:
+                with mock.patch.object(steps, 'TOP', d):
+                    return RunnerTest.run_steps(self, [Step('docs', steps.do_docs)])
             return {name: bad for name, bad, _ in steps.doc_checks(d) if bad}
 
     def test_each_check_fails(self):
@@ -567,6 +607,10 @@ class DocsTest(unittest.TestCase):
         self.assertEqual([t.split(' (')[0] for t in bad['make-variables']],
                          ["Make variable 'BOGUS'", "knob 'RUNS'"])
         self.assertNotIn('rst', bad)
+        rc, out = self.problems([('README', '', '', 1)], 'x\n' * 200, True)
+        self.assertEqual(rc, 1)
+        self.assertTrue([t for t in out if t.startswith('not ok 1 docs # ')])
+        self.assertIn('    # 1 of its subtests failed', out)
 
     def test_abi_and_rst_fail(self):
         if importlib.util.find_spec('docutils') is None:
@@ -654,6 +698,10 @@ class UnittestKtapTest(unittest.TestCase):
                         '    @classmethod\n'
                         '    def setUpClass(cls): cls.x = 1\n'
                         '    def test_d(self): self.assertEqual(self.x, 1)\n'
+                        '    def test_f(self):\n'
+                        '        for i in 1, 2:\n'
+                        '            with self.subTest(i=i):\n'
+                        '                self.assertEqual(i, 0)\n'
                         'class V(unittest.TestCase):\n'
                         '    @classmethod\n'
                         '    def setUpClass(cls): raise OSError("no")\n'
@@ -669,9 +717,14 @@ class UnittestKtapTest(unittest.TestCase):
         for t in ('not ok 2 pkgx.test_x.T.test_b', '# AssertionError: 1 != 2',
                   'ok 3 pkgx.test_x.T.test_c # SKIP later',
                   'ok 4 pkgx.test_x.U.test_d', '# OSError: no',
-                  'not ok 5 setUpClass (pkgx.test_x.V)'):
+                  'not ok 6 setUpClass (pkgx.test_x.V)'):
             self.assertIn(t, lines)
-        self.assertEqual(lines[-1], '# unittest: 3 passed, 2 failed')
+        # every failure's traceback, before its test's line
+        f = lines[lines.index('ok 4 pkgx.test_x.U.test_d'):
+                  lines.index('not ok 5 pkgx.test_x.U.test_f')]
+        self.assertIn('# AssertionError: 1 != 0', f)
+        self.assertIn('# AssertionError: 2 != 0', f)
+        self.assertEqual(lines[-1], '# unittest: 3 passed, 3 failed')
 
 
 if __name__ == '__main__':
