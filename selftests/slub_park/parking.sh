@@ -62,24 +62,27 @@ burst_or_skip() {
 	return "$bs_rc"
 }
 
-# counters_agree: left, the parked count once settled (up to 2 s); ps and
-# us, park_slab and unpark_slab then; they agree
+# counters_agree WHO: ps and us, park_slab and unpark_slab, agree; a
+# disagreement is said
 counters_agree() {
-	left=$(parked_settle)
 	ps=$(stat_sum park_slab)
 	us=$(stat_sum unpark_slab)
-	[ "$ps" = "$us" ]
+	[ "$ps" = "$us" ] && return 0
+	diag "$1: park_slab $ps != unpark_slab $us after quiesce"
+	return 1
 }
 
-# settled WHO: nothing is left parked and park_slab == unpark_slab
-# (counters_agree's values); under KASAN, frees leave the quarantine at any
-# time and may park between the reads: they are taken again until they
-# agree (1 s)
+# settled WHO: nothing is left parked (left, once settled: up to 2 s) and
+# counters_agree; under KASAN, frees leave the quarantine at any time and
+# may park between the reads: the counters are read again until they agree
+# (1 s)
 settled() {
-	loop_until 11 counters_agree
 	st_ok=0
+	left=$(parked_settle)
 	[ "$left" = 0 ] || { diag "$1: $left slabs still parked after quiesce"; st_ok=1; }
-	[ "$ps" = "$us" ] || { diag "$1: park_slab $ps != unpark_slab $us after quiesce"; st_ok=1; }
+	st_tries=1
+	[ -z "$KASAN" ] || st_tries=11
+	loop_until "$st_tries" counters_agree "$1" || st_ok=1
 	return "$st_ok"
 }
 
