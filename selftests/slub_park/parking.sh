@@ -14,9 +14,17 @@ set_park() {
 	return 1
 }
 
+# restore_park: PARK_OLD back in the switch; 1, said, when it does not
+# read back
 restore_park() {
-	[ -z "$PARK_OLD" ] || write_file "$PARKDIR/park" "$PARK_OLD"
+	rp_old=$PARK_OLD
 	PARK_OLD=
+	[ -n "$rp_old" ] || return 0
+	write_file "$PARKDIR/park" "$rp_old"
+	rp_now=$(cat "$PARKDIR/park")
+	[ "$rp_now" = "$rp_old" ] && return 0
+	diag "park reads '$rp_now' after restoring '$rp_old'${WERR:+: $WERR}"
+	return 1
 }
 
 # park_burst NAME: short park=2 cross runs until one ends with slabs still
@@ -136,7 +144,7 @@ t_park_counters() {
 		diag "switch 2->0 ($sw/5): parked $BURST_PARKED -> $after"
 		[ "$after" = 0 ] || { diag "parked $after right after writing 0 to park"; ok=1; }
 	done
-	restore_park
+	restore_park || ok=1
 	if [ "$ok" -eq 0 ] && [ -n "$deferred" ]; then
 		skip frees "nothing parked ($deferred); the other invariants held"
 		return
@@ -152,7 +160,7 @@ t_park_no_stranded() {
 	burst_or_skip park_no_stranded || return
 	settled park_no_stranded
 	rc=$?
-	restore_park
+	restore_park || rc=1
 	diag "park_slab $ps unpark_slab $us; parked $BURST_PARKED at the end of the burst, $left after polling"
 	return "$rc"
 }

@@ -275,7 +275,7 @@ t_shrink() {
 	fi
 	echo "einval shrink 0" | "$PARAMS_BIN" write "$SLAB" || ok=1
 	write_file "$SLAB/shrink" 1 || { diag "second shrink, of an empty cache: $WERR"; ok=1; }
-	restore_park
+	restore_park || ok=1
 	return "$ok"
 }
 
@@ -359,7 +359,7 @@ t_accounting() {
 		[ "$left" = 0 ] || { diag "$left slabs still parked, idle"; ok=1; }
 		set_park 0 || return 1
 		fuzz_cases park | "$PARAMS_BIN" write "$PARKDIR" || ok=1
-		restore_park
+		restore_park || ok=1
 	fi
 	# Once shrunk (the sheaves hold objects until then): back at baseline.
 	write_file "$SLAB/shrink" 1 || { diag "shrink: $WERR"; return 1; }
