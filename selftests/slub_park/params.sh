@@ -84,7 +84,9 @@ t_debugfs_params() {
 	state=$(cat "$DBG/wait")
 	[ "$state" = "state: stopped" ] || { diag "wait after stop: '$state', expected 'state: stopped'"; ok=1; }
 	cat "$DBG/results" > "$TMP/stopped.res"
-	res_is stopped state=stopped frees="$(res "$TMP/stopped.res" allocs)" || ok=1
+	dp_allocs=$(res "$TMP/stopped.res" allocs)
+	[ -n "$dp_allocs" ] || { diag "stopped: no allocs line"; ok=1; }
+	res_is stopped state=stopped frees="$dp_allocs" || ok=1
 	write_file "$DBG/duration_ms" "$DUR_MS"
 	[ "$(cat "$DBG/status")" = idle ] || { diag "status not idle after stop"; ok=1; }
 	return "$ok"

@@ -14,9 +14,17 @@ set_park() {
 	return 1
 }
 
+# restore_park: PARK_OLD back in the switch; 1, said, when it does not
+# read back
 restore_park() {
-	[ -z "$PARK_OLD" ] || write_file "$PARKDIR/park" "$PARK_OLD"
+	rp_old=$PARK_OLD
 	PARK_OLD=
+	[ -n "$rp_old" ] || return 0
+	write_file "$PARKDIR/park" "$rp_old"
+	rp_now=$(cat "$PARKDIR/park")
+	[ "$rp_now" = "$rp_old" ] && return 0
+	diag "park reads '$rp_now' after restoring '$rp_old'${WERR:+: $WERR}"
+	return 1
 }
 
 # park_burst NAME: short park=2 cross runs until one ends with slabs still
@@ -62,24 +70,27 @@ burst_or_skip() {
 	return "$bs_rc"
 }
 
-# counters_agree: left, the parked count once settled (up to 2 s); ps and
-# us, park_slab and unpark_slab then; they agree
+# counters_agree WHO: ps and us, park_slab and unpark_slab, agree; a
+# disagreement is said
 counters_agree() {
-	left=$(parked_settle)
 	ps=$(stat_sum park_slab)
 	us=$(stat_sum unpark_slab)
-	[ "$ps" = "$us" ]
+	[ "$ps" = "$us" ] && return 0
+	diag "$1: park_slab $ps != unpark_slab $us after quiesce"
+	return 1
 }
 
-# settled WHO: nothing is left parked and park_slab == unpark_slab
-# (counters_agree's values); under KASAN, frees leave the quarantine at any
-# time and may park between the reads: they are taken again until they
-# agree (1 s)
+# settled WHO: nothing is left parked (left, once settled: up to 2 s) and
+# counters_agree; under KASAN, frees leave the quarantine at any time and
+# may park between the reads: the counters are read again until they agree
+# (1 s)
 settled() {
-	loop_until 11 counters_agree
 	st_ok=0
+	left=$(parked_settle)
 	[ "$left" = 0 ] || { diag "$1: $left slabs still parked after quiesce"; st_ok=1; }
-	[ "$ps" = "$us" ] || { diag "$1: park_slab $ps != unpark_slab $us after quiesce"; st_ok=1; }
+	st_tries=1
+	[ -z "$KASAN" ] || st_tries=11
+	loop_until "$st_tries" counters_agree "$1" || st_ok=1
 	return "$st_ok"
 }
 
@@ -133,7 +144,7 @@ t_park_counters() {
 		diag "switch 2->0 ($sw/5): parked $BURST_PARKED -> $after"
 		[ "$after" = 0 ] || { diag "parked $after right after writing 0 to park"; ok=1; }
 	done
-	restore_park
+	restore_park || ok=1
 	if [ "$ok" -eq 0 ] && [ -n "$deferred" ]; then
 		skip frees "nothing parked ($deferred); the other invariants held"
 		return
@@ -149,7 +160,7 @@ t_park_no_stranded() {
 	burst_or_skip park_no_stranded || return
 	settled park_no_stranded
 	rc=$?
-	restore_park
+	restore_park || rc=1
 	diag "park_slab $ps unpark_slab $us; parked $BURST_PARKED at the end of the burst, $left after polling"
 	return "$rc"
 }

@@ -5,7 +5,7 @@
  * (params.sh), each checked against the kernel's exact errno:
  *
  *   slub_park_params load KO MODULE CACHE    lines "EXPECT NAMES PARAM..."
- *   slub_park_params write DIR               lines "EXPECT FILE VALUE"
+ *   slub_park_params write DIR               lines "EXPECT FILE VALUE" (\xHH: a byte)
  *   slub_park_params combo DIR               lines "EXPECT WHAT FILE VALUE..."
  *
  * A load that is refused leaves neither MODULE nor the cache (cache_name=
@@ -170,19 +170,39 @@ static int write_val(const char *dir, const char *file, const char *val,
 	return err;
 }
 
-/* One write case; 0 when it held. */
-static int write_case(const char *dir, int want, const char *file, const char *val)
+/* @arg with each "\xHH" the byte HH (a value the words cannot hold: " ") */
+static void unescape(const char *arg, char *buf, size_t len)
 {
-	char before[256], after[256], path[512];
-	int err = write_val(dir, file, val, before, sizeof(before));
+	unsigned int byte;
+	size_t n = 0;
+	int used;
 
+	while (*arg && n + 1 < len) {
+		if (sscanf(arg, "\\x%2x%n", &byte, &used) == 1) {
+			buf[n++] = byte;
+			arg += used;
+		} else {
+			buf[n++] = *arg++;
+		}
+	}
+	buf[n] = '\0';
+}
+
+/* One write case, its value @arg unescaped; 0 when it held. */
+static int write_case(const char *dir, int want, const char *file, const char *arg)
+{
+	char before[256], after[256], path[512], val[256];
+	int err;
+
+	unescape(arg, val, sizeof(val));
+	err = write_val(dir, file, val, before, sizeof(before));
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	read_line(path, after, sizeof(after));
 	if (err != want)
-		return bad("write '%s' to %s: %s, expected %s\n", val, file, errname(err),
+		return bad("write '%s' to %s: %s, expected %s\n", arg, file, errname(err),
 			   errname(want));
 	if (!err && strcmp(after, val))
-		return bad("%s reads '%s' after writing '%s'\n", file, after, val);
+		return bad("%s reads '%s' after writing '%s'\n", file, after, arg);
 	if (err && strcmp(before, after))
 		return bad("%s changed from '%s' to '%s' by a refused write\n", file, before,
 			   after);
