@@ -19,7 +19,8 @@
 # 1 s after it, past the unpark delay, and slab_churn = alloc_slab +
 # free_slab; slabpark.record reads them), in
 #   $SLABPARK_OUT/runs/<placement>/park<mode>/<round>.before.dump, .after.dump, .results
-# and with LOCKSTAT=1 the &n->list_lock class of /proc/lock_stat in
+# and with LOCKSTAT=1 /proc/lock_stat as it was after the run (the host
+# reads &n->list_lock from it: slabpark.runs.add_lockstat) in
 #   $SLABPARK_OUT/lockstat/<placement>-park<mode>-<round>.txt
 # On a kernel without the debugfs park switch the modes collapse to one,
 # 'base'.  SWEEP=sheaf: the same with sheaf_capacity D (the cache's
@@ -88,7 +89,7 @@ run_placements() {
 				echo 1 >"$SLAB/shrink"
 				read -r shrunk _ <"$SLAB/slabs"
 				zero_stats
-				[ "$lockstat" = 1 ] && sh "$S/tools/report/lockstat-report.sh" clear
+				[ "$lockstat" = 1 ] && echo 0 >/proc/lock_stat
 				mkdir -p "$OUT/runs/$p$sfx/park$m" "$OUT/lockstat"
 				run=$OUT/runs/$p$sfx/park$m/$r
 				sh "$S/tools/guest/slab-dump.sh" "$CACHE" >"$run.before.dump"
@@ -121,8 +122,7 @@ run_placements() {
 					echo "slab_churn: $churn"
 				} >"$run.results"
 				if [ "$lockstat" = 1 ]; then
-					sh "$S/tools/report/lockstat-report.sh" report "$p$sfx park=$m round $r" \
-						>"$OUT/lockstat/$p$sfx-park$m-$r.txt"
+					cat /proc/lock_stat >"$OUT/lockstat/$p$sfx-park$m-$r.txt"
 				fi
 				state=$(sed -n 's/^state: //p' "$DBG/results")
 				if [ "$state" != "done" ]; then

@@ -6,7 +6,7 @@ targets do that).  Modules:
 
 - ``stats``:   medians with ranges, the noise floor, "beyond noise"
 - ``runs``:    reading what the guest scripts leave (module runs,
-               workload runs, lock_stat excerpts, min_partial rows)
+               workload runs, lock_stat dumps, min_partial rows)
 - ``report``:  the tables of ``make run``'s newer options (BASE=1,
                WORKLOAD=, MIN_PARTIAL=1)
 """

@@ -242,7 +242,7 @@ def _mode_key(m: str) -> int:
 
 
 def lockstat(runs: Runs, data: str, results: str) -> List[str]:
-    """the &n->list_lock tables (LOCKSTAT=1); [] without excerpts, a line
+    """the &n->list_lock tables (LOCKSTAT=1); [] without dumps, a line
     saying so where LOCKSTAT=1 was asked for"""
     ex: Dict[Tuple[str, str], List] = {}
     for r in runs:

@@ -28,7 +28,7 @@ DERIVED = (
     ('barn_put_fail_per_flush', 'barn_put_fail/flush'),
 )
 PERCENT = ('park_ratio', 'free_slowpath_ratio')
-# lock_stat's excerpt (LOCKSTAT=1)
+# lock_stat's &n->list_lock (LOCKSTAT=1)
 LOCKSTAT_ROWS = (
     ('lock_contentions', 'contentions'),
     ('lock_acquisitions', 'acquisitions'),

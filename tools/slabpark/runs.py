@@ -48,7 +48,13 @@ LOCKSTAT_SITES = ('__slab_free', '__refill_objects_node',
                   'get_from_partial_node', 'alloc_from_new_slab')
 # the contention points lock_stat keeps per class
 LOCKSTAT_POINTS = 4
-# the numbers of a lock_stat excerpt (tools/report/lockstat-report.sh)
+# /proc/lock_stat (kernel/locking/lockdep_proc.c, seq_stats()): a class's
+# lines are its name (#version, /subclass, -W/-R of a rwlock), ':' and 12
+# columns; after a dash line its contention points, after another its
+# contending points: NAME COUNT [<ADDRESS>] SYMBOL.  The class a report
+# reads, its numbers
+LOCK_CLASS = '&n->list_lock'
+LOCK_SITE = re.compile(r'(.{40}) +(\S+) +\[<[0-9a-f]+>\] +(\S+)')
 LOCK_KEYS = ('contentions', 'acquisitions', 'waittime_total_us',
              'waittime_avg_us', 'waittime_max_us')
 # the measurement kernel's transitions in __slab_free() (MEASURE=1)
@@ -74,7 +80,7 @@ class Run:
     metrics: Dict[str, float] = field(default_factory=dict)
     # a module run's: each metric's kind (counter, gauge, const, result,
     # latency, lockstat, derived), the .results, the kernel, its lock_stat
-    # excerpt's LOCK_KEYS and call sites (None without one)
+    # dump's LOCK_KEYS and call sites (None without one)
     kind: Dict[str, str] = field(default_factory=dict)
     raw: Dict[str, str] = field(default_factory=dict)
     kernel: str = ''
@@ -192,35 +198,58 @@ def run_files(results: str, subdir: str, ext: str):
             yield boot, files, sc, md, r, path
 
 
+def lock_class(name: str) -> str:
+    """the class of a name in /proc/lock_stat: without its #version,
+    /subclass and a rwlock's -W or -R"""
+    return re.fullmatch(r'\s*(.*?)(#\d+)?(/\d+)?(-[WR])?', name)[1]
+
+
 def add_lockstat(r: Run, path: str) -> None:
-    """an excerpt of tools/report/lockstat-report.sh report: its LOCK_KEYS,
-    its call sites ('waiter' for a contention_point, 'holder' for a
-    contending_point), and contentions, wait time and waits per call site
-    as metrics"""
-    kv: Dict[str, str] = {}
+    """a dump of /proc/lock_stat: LOCK_CLASS's LOCK_KEYS (contentions,
+    acquisitions and wait total summed over its lines, the longest wait,
+    their average), its call sites ('waiter' for a contention point,
+    'holder' for a contending point), and contentions, wait time and waits
+    per call site as metrics.  A class without a line was not taken since
+    the clear: zeros.  An empty dump (a failed cat) has no metrics"""
+    nums = dict.fromkeys(LOCK_KEYS, 0.0)
+    dashes = None   # the dash lines since a line of the class, else None
     with open(path) as f:
-        for line in f:
-            k, _, v = line.rstrip('\n').partition(': ')
-            kv[k] = v.strip()
-            kind = {'contention_point': 'waiter',
-                    'contending_point': 'holder'}.get(k)
-            n_fn = v.split()
-            if kind and len(n_fn) >= 2:
-                r.sites.append((kind, number(path, n_fn[0]),
-                                n_fn[1].split('+0x', 1)[0]))
-    # the excerpt's numbers, parsed once; r.lock has 0 for those it lacks
-    nums = {k: number(path, kv[k]) for k in LOCK_KEYS if k in kv}
-    r.lock = {k: nums.get(k, 0.0) for k in LOCK_KEYS}
-    m = {'lock_' + k: nums[k] for k in ('contentions', 'acquisitions')
-         if k in nums}
-    if 'waittime_total_us' in nums:
-        m['lock_wait_ms'] = nums['waittime_total_us'] / 1000
+        text = f.read()
+    for line in text.splitlines():
+        site = LOCK_SITE.match(line)
+        if re.fullmatch(r' *-+', line):
+            dashes = None if dashes is None else dashes + 1
+        elif site:
+            if dashes is not None and lock_class(site[1]) == LOCK_CLASS:
+                r.sites.append(('waiter' if dashes == 1 else 'holder',
+                                number(path, site[2]),
+                                site[3].split('+0x', 1)[0]))
+        else:
+            name, colon, cols = line.rpartition(':')
+            dashes = 0 if colon and lock_class(name) == LOCK_CLASS else None
+            if dashes is not None:
+                c = cols.split()
+                con, top, total, acq = (number(path, c[i])
+                                        for i in (1, 3, 4, 7))
+                nums['contentions'] += con
+                nums['acquisitions'] += acq
+                nums['waittime_total_us'] += total
+                nums['waittime_max_us'] = max(nums['waittime_max_us'], top)
+    if nums['contentions']:
+        nums['waittime_avg_us'] = nums['waittime_total_us'] / \
+            nums['contentions']
+    r.lock = nums
+    if not text:
+        return
+    m = {'lock_contentions': nums['contentions'],
+         'lock_acquisitions': nums['acquisitions'],
+         'lock_wait_ms': nums['waittime_total_us'] / 1000}
     waiters = [(n, fn) for kind, n, fn in r.sites if kind == 'waiter']
     for n, fn in waiters:
         m['waits_' + fn] = m.get('waits_' + fn, 0) + n
     # lock_stat keeps 4 contention points: a site not among fewer than 4
-    # had no waits, one not among 4 is unknown, as all in an empty excerpt
-    if len(waiters) < LOCKSTAT_POINTS and 'contentions' in nums:
+    # had no waits, one not among 4 is unknown
+    if len(waiters) < LOCKSTAT_POINTS:
         for s in LOCKSTAT_SITES:
             m.setdefault('waits_' + s, 0.0)
     r.add('lockstat', m)

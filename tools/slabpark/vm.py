@@ -481,7 +481,7 @@ def stage(bdir, emit=print):
         raise Error('cannot find the source tree of %s' % bdir)
     st = os.path.join(bdir, 'slabpark-stage')
     shutil.rmtree(st, ignore_errors=True)
-    for d in ('mm', 'bin', 'tools/report'):
+    for d in ('mm', 'bin'):
         os.makedirs(os.path.join(st, d))
     # kbuild refuses an MO= build while the sources hold an in-tree one
     # (a plain 'make' of the module for KDIR): remove that build's outputs
@@ -518,10 +518,6 @@ def stage(bdir, emit=print):
              src, os.path.join(st, 'kselftest'), bdir])
     shutil.copytree(os.path.join(top, 'tools/guest'),
                     os.path.join(st, 'tools/guest'), symlinks=True)
-    for f in os.listdir(os.path.join(top, 'tools/report')):
-        if f.endswith('.sh'):
-            shutil.copy(os.path.join(top, 'tools/report', f),
-                        os.path.join(st, 'tools/report'))
     for f in ('lib.sh', 'run-host.sh'):
         shutil.copy(os.path.join(top, 'tools', f), os.path.join(st, 'tools'))
     return st

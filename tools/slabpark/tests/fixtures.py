@@ -6,7 +6,8 @@ tests of the reports.
   tests/data/ (see tests/data/README)
 - synth(dst, ...): a module comparison with chosen ops/s and park counts,
   in the guest layout (RESULTS/guest/files) or HOST=1's (RESULTS/host);
-  module_run(...): one run of it, lock_excerpt(...): its lock_stat
+  module_run(...): one run of it, lock_stat(...) and lock_dump(...): its
+  /proc/lock_stat
 - CASES: the results directories whose outputs are kept in
   tests/data/outputs/<case>/ (outputs(): what python3 -m slabpark report
   writes; refresh() writes them anew after a change of a format)
@@ -20,7 +21,7 @@ import subprocess
 import tempfile
 from contextlib import redirect_stdout
 from io import StringIO
-from typing import Callable, Dict, Optional, Sequence
+from typing import Callable, Dict, Optional, Sequence, Tuple
 from unittest import mock
 
 from slabpark import runs
@@ -112,14 +113,10 @@ def synth(dst: str, ops: Dict[str, Sequence[float]],
                 module_run(files, p, m, r, results(
                     p, r, o, 400 + r, rest or 100 - 20 * mi + r), extra)
                 if lockstat:
-                    lock_excerpt(files, p, m, r, 'class: &n->list_lock',
-                                 'contentions: %d' % (600 - 100 * mi + r),
-                                 'acquisitions: 90000',
-                                 'waittime_total_us: 2500.0',
-                                 'contention_point: %d __slab_free+0xb3/0x530'
-                                 % (500 - 100 * mi + r),
-                                 'contention_point: 7 __refill_objects_node'
-                                 '+0xad/0x860')
+                    lock_dump(files, p, m, r, lock_stat(
+                        600 - 100 * mi + r, 90000, 2500.0, 100.0, (
+                            (500 - 100 * mi + r, '__slab_free+0xb3/0x530'),
+                            (7, '__refill_objects_node+0xad/0x860'))))
     return dst
 
 
@@ -142,10 +139,36 @@ def module_run(files: str, place: str, mode: str, rnd: int,
     return os.path.join(d, '%d.json' % rnd)
 
 
-def lock_excerpt(files: str, place: str, mode: str, rnd: int,
-                 *lines: str) -> None:
+def lock_stat(con: int, acq: int, total: float, top: float,
+              waiters: Sequence[Tuple[int, str]] = (),
+              holders: Sequence[Tuple[int, str]] = ()) -> str:
+    """a /proc/lock_stat as kernel/locking/lockdep_proc.c prints it
+    (seq_header, seq_stats) with one class, &n->list_lock: CON
+    contentions, ACQ acquisitions, wait TOTAL and TOP us, its contention
+    points WAITERS and contending points HOLDERS, (count, symbol)"""
+    name, width = runs.LOCK_CLASS, 40 + 1 + 12 * (14 + 1)
+    text = 'lock_stat version 0.4\n%s\n%40s' % ('-' * width, 'class name')
+    text += ''.join(' %14s' % c for c in (
+        'con-bounces', 'contentions', 'waittime-min', 'waittime-max',
+        'waittime-total', 'waittime-avg', 'acq-bounces', 'acquisitions',
+        'holdtime-min', 'holdtime-max', 'holdtime-total', 'holdtime-avg'))
+    text += '\n%s\n\n' % ('-' * width)
+    text += '%40s:%14d %14d %14.2f %14.2f %14.2f %14.2f %14d %14d' % (
+        name, con // 2, con, 0.1 if con else 0, top, total,
+        total / con if con else 0, acq // 10, acq)
+    text += ' %14s %14s %14s %14s\n' % ('0.05', '80.00', '90000.00', '0.09')
+    for sites in (waiters, holders):
+        text += ''.join('%s%40s %14d %29s %s\n' % (
+            '' if i else ' ' * (40 - len(name)) + '-' * len(name) + '\n',
+            name, n, '[<00000000c0ffee%02x>]' % i, sym)
+            for i, (n, sym) in enumerate(sites))
+    return text + ('\n%s\n\n' % ('.' * width) if holders else '')
+
+
+def lock_dump(files: str, place: str, mode: str, rnd: int,
+              text: str) -> None:
     write(os.path.join(files, 'lockstat', '%s-park%s-%d.txt' % (
-        place, mode, rnd)), ''.join(x + '\n' for x in lines))
+        place, mode, rnd)), text)
 
 
 def trim(src: str, dst: str) -> None:
@@ -228,31 +251,30 @@ def _asked(dst: str) -> None:
 
 
 def _lockstat(dst: str) -> None:
-    """excerpts of two park=0 runs (whose delta documents are missing),
+    """lock_stat of two park=0 runs (whose delta documents are missing),
     one of park=1, park=2 and park=3 each, and an empty one of park=1
-    (what a failed lockstat-report.sh leaves)"""
+    (what a failed cat of /proc/lock_stat leaves)"""
     files = os.path.join(dst, 'guest', 'files')
-    for m, r, nums, sites in (
-            ('0', 1, (5002, 1000004, '25100.50', '5.02', '7000.25'), (
-                'contention_point: 3000 __slab_free+0x1a0/0x3c0',
-                'contention_point: 2000 get_partial_node_bulk+0x50/0x200',
-                'contending_point: 4000 refill_sheaf+0x10/0x90 [slub_stress]')),
-            ('0', 2, (1000, 1000000, '100.00', '0.10', '3.00'),
-             ('contention_point: 1000 __slab_free+0x10/0x3c0',)),
-            ('2', 1, (2, 900000, '1.00', '0.50', '0.70'),
-             ('contention_point: 2 get_partial_node_bulk+0x50/0x200',)),
-            ('1', 1, (2500, 1000000, '10.00', '1.00', '2.00'),
-             ('contention_point: 2000 __slab_free+0x1a0/0x3c0',)),
+    for m, r, nums, waiters, holders in (
+            ('0', 1, (5002, 1000004, 25100.50, 7000.25), (
+                (3000, '__slab_free+0x1a0/0x3c0'),
+                (2000, 'get_partial_node_bulk+0x50/0x200')),
+             ((4000, 'refill_sheaf+0x10/0x90 [slub_stress]'),)),
+            ('0', 2, (1000, 1000000, 100.00, 3.00),
+             ((1000, '__slab_free+0x10/0x3c0'),), ()),
+            ('2', 1, (2, 900000, 1.00, 0.70),
+             ((2, 'get_partial_node_bulk+0x50/0x200'),), ()),
+            ('1', 1, (2500, 1000000, 10.00, 2.00),
+             ((2000, '__slab_free+0x1a0/0x3c0'),), ()),
             # the 4 points lock_stat keeps, __slab_free twice
-            ('3', 1, (9000, 1000000, '50.00', '2.00', '9.00'), (
-                'contention_point: 4000 __slab_free+0x1a0/0x3c0',
-                'contention_point: 500 __slab_free+0x20/0x3c0',
-                'contention_point: 300 get_partial_node_bulk+0x50/0x200',
-                'contention_point: 200 __refill_objects_node+0xad/0x860',
-                'contending_point: 100 refill_sheaf+0x10/0x90'))):
-        lock_excerpt(files, 'cross', m, r, 'class: &n->list_lock', *[
-            '%s: %s' % kv for kv in zip(runs.LOCK_KEYS, nums)], *sites)
-    lock_excerpt(files, 'cross', '1', 2)
+            ('3', 1, (9000, 1000000, 50.00, 9.00), (
+                (4000, '__slab_free+0x1a0/0x3c0'),
+                (500, '__slab_free+0x20/0x3c0'),
+                (300, 'get_partial_node_bulk+0x50/0x200'),
+                (200, '__refill_objects_node+0xad/0x860')),
+             ((100, 'refill_sheaf+0x10/0x90'),))):
+        lock_dump(files, 'cross', m, r, lock_stat(*nums, waiters, holders))
+    lock_dump(files, 'cross', '1', 2, '')
     for m, r, parks in (('0', 1, None), ('0', 2, None), ('1', 1, 40),
                         ('1', 2, 30), ('2', 1, 900), ('3', 1, 50)):
         doc = module_run(files, 'cross', m, r, {'ops_per_sec': 1},

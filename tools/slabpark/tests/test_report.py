@@ -2,10 +2,8 @@
 """Tests of python3 -m slabpark report and summary: the outputs of
 fixtures.CASES as tests/data/outputs/ keeps them (the expected lines of
 each case, made by fixtures.refresh() and read when a format changes),
-within their limits; and of the report scripts that stay shell:
-tools/report/lockstat-report.sh (the guest's lock_stat excerpt, run with
-sh on a fixture /proc/lock_stat) and tools/report/perf-lock.sh (run with
-bash against a fake perf and a fake slabstat)."""
+within their limits; and of tools/report/perf-lock.sh (run with bash
+against a fake perf and a fake slabstat)."""
 
 import io
 import os
@@ -23,7 +21,6 @@ from slabpark.tests import fixtures, test_slabstat
 
 TOOLS = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-LOCKSTAT_SH = os.path.join(TOOLS, 'report', 'lockstat-report.sh')
 PERF_LOCK = os.path.join(TOOLS, 'report', 'perf-lock.sh')
 HOSTNAME = re.compile(r'(?<![\w.-])%s(?![\w-])' %
                       re.escape(socket.gethostname()))
@@ -159,7 +156,7 @@ class ReportTest(unittest.TestCase):
         line"""
         fixtures.CASES['lockstat'](self.dir)
         bad = os.path.join(self.files, 'lockstat', 'cross-park1-1.txt')
-        fixtures.write(bad, 'contentions: ?\n')
+        fixtures.write(bad, '%40s:' % runs.LOCK_CLASS + ' ?' * 12)
         self.assertEqual(self.report(rc=1), "slabpark report: %s: '?' is "
                          "not a number\n" % bad)
         # a .results key that is a slabstat counter
@@ -212,36 +209,6 @@ class ScriptsTest(unittest.TestCase):
         return subprocess.run(argv, env=dict(os.environ, **env), text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
-    def test_lockstat_report(self):
-        ls = os.path.join(self.t, 'lock_stat')
-        # &n->list_lock of two versions and its sites, &zone->lock
-        shutil.copy(os.path.join(fixtures.DATA, 'lock_stat'), ls)
-        p = self.run_sh(['sh', LOCKSTAT_SH, 'report', 'off'],
-                        LOCK_STAT_FILE=ls)
-        # &n->list_lock summed over its #versions
-        self.assertEqual((p.returncode, p.stdout.splitlines()), (0, [
-            'label: off', 'class: &n->list_lock', 'contentions: 5002',
-            'acquisitions: 1000004', 'con_bounces: 4322',
-            'acq_bounces: 70003', 'waittime_total_us: 25100.50',
-            'waittime_avg_us: 5.02', 'waittime_max_us: 7000.25',
-            'contention_point: 3000 __slab_free+0x1a0/0x3c0',
-            'contention_point: 2000 get_partial_node_bulk+0x50/0x200',
-            'contending_point: 4000 refill_sheaf+0x10/0x90 [slub_stress]']))
-        p = self.run_sh(['sh', LOCKSTAT_SH, 'report', '--csv', 'on'],
-                        LOCK_STAT_FILE=ls)
-        self.assertEqual(p.stdout, 'on,&n->list_lock,5002,1000004,4322,'
-                         '70003,25100.50,5.02,7000.25\n')
-        self.assertEqual(self.run_sh(['sh', LOCKSTAT_SH, 'header']).stdout,
-                         'label,class,contentions,acquisitions,con_bounces,'
-                         'acq_bounces,waittime_total_us,waittime_avg_us,'
-                         'waittime_max_us\n')
-        p = self.run_sh(['sh', LOCKSTAT_SH, 'report', '--csv', 'x'],
-                        LOCK_STAT_FILE=ls, LOCK_CLASS='&rq->__lock')
-        self.assertEqual(p.stdout, 'x,&rq->__lock,0,0,0,0,0.00,0.00,0.00\n')
-        self.run_sh(['sh', LOCKSTAT_SH, 'clear'], LOCK_STAT_FILE=ls)
-        with open(ls) as f:
-            self.assertEqual(f.read().strip(), '0')
-
     def perf_lock(self, *args, **env):
         """perf-lock.sh ARGS with tests/data/fake-perf.sh: BPF works with
         FAKE_BPF=1; it logs its arguments to perf.log"""
@@ -276,17 +243,12 @@ class ScriptsTest(unittest.TestCase):
             self.assertIn(want, p.stdout)
 
     def test_usage_and_errors(self):
-        for sh, args, env, rc, err in (
-                ('lockstat', ['report'], {'LOCK_STAT_FILE': self.t + '/none'},
-                 1, 'lacks CONFIG_LOCK_STAT'),
-                ('lockstat', ['frob'], {}, 2, '^usage:'),
-                ('perf', ['-t', '1', '--sysfs-root'], {'FAKE_BPF': '1'}, 2,
-                 'usage:'),
-                ('perf', ['-t', '0'], {}, 2, 'positive number of seconds'),
-                ('perf', ['-t', '1'], {'PERF': self.t + '/nonexistent/perf'},
-                 1, 'not found.*linux-perf')):
-            p = self.perf_lock(*args, **env) if sh == 'perf' else \
-                self.run_sh(['sh', LOCKSTAT_SH] + args, **env)
+        for args, env, rc, err in (
+                (['-t', '1', '--sysfs-root'], {'FAKE_BPF': '1'}, 2, 'usage:'),
+                (['-t', '0'], {}, 2, 'positive number of seconds'),
+                (['-t', '1'], {'PERF': self.t + '/nonexistent/perf'}, 1,
+                 'not found.*linux-perf')):
+            p = self.perf_lock(*args, **env)
             self.assertEqual(p.returncode, rc, args)
             self.assertRegex(p.stderr, err)
 

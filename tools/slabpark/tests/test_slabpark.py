@@ -48,26 +48,50 @@ class RunsTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def test_lockstat_sites(self):
+    def test_lockstat(self):
+        """&n->list_lock of a /proc/lock_stat (tests/data/lock_stat):
+        its lines (#2, #3) summed, the longest wait, the sites of each in
+        order, not those of the classes around it; waits of the contention
+        points, not the contending ones; a dump without a line of it:
+        zeros; an empty dump: no figures"""
         files = os.path.join(self.dir, 'guest', 'files')
-        fixtures.module_run(files, 'cross', '1', 1, {'ops_per_sec': 100},
-                            {'park_slab': 5})
-        fixtures.lock_excerpt(
-            files, 'cross', '1', 1, 'class: &n->list_lock', 'contentions: 50',
-            'waittime_total_us: 2500.0',
-            'contention_point: 40 __slab_free+0xb3/0x530',
-            'contention_point: 7 __refill_objects_node+0xad/0x860',
-            'contention_point: 3 __slab_free+0x1ff/0x530',
-            'contending_point: 99 __slab_free+0xb3/0x530')
-        (r,) = runs.module_runs(self.dir)
-        # the two __slab_free contention points, not the contending one
-        self.assertEqual({k: r.metrics[k] for k, t in r.kind.items()
-                          if t in ('lockstat', 'derived') and 'wait' in k}, {
-            'waits___slab_free': 43, 'waits___refill_objects_node': 7,
-            'waits_get_from_partial_node': 0, 'waits_alloc_from_new_slab': 0,
-            'lock_wait_ms': 2.5, 'waits_slab_free': 43})
-        self.assertEqual((r.metrics['lock_contentions'], r.kind['park_slab'],
-                          r.metrics['park_slab']), (50, 'counter', 5))
+        with open(os.path.join(fixtures.DATA, 'lock_stat')) as f:
+            dump = f.read()
+        head = ''.join(dump.splitlines(True)[:5])
+        # the other cases' dumps have the header of this one
+        self.assertTrue(fixtures.lock_stat(0, 0, 0, 0).startswith(head))
+        for rnd, text in ((1, dump), (2, head), (3, '')):
+            fixtures.module_run(files, 'cross', '1', rnd,
+                                {'ops_per_sec': 100}, {'park_slab': 5})
+            fixtures.lock_dump(files, 'cross', '1', rnd, text)
+        one, none, empty = runs.module_runs(self.dir)
+        self.assertEqual(one.lock, {
+            'contentions': 52347, 'acquisitions': 1000844,
+            'waittime_total_us': 25100.5, 'waittime_max_us': 7000.25,
+            'waittime_avg_us': 25100.5 / 52347})
+        self.assertEqual(one.sites, [
+            ('waiter', 30000, '__slab_free'),
+            ('waiter', 12000, '__refill_objects_node'),
+            ('waiter', 9000, 'get_partial_node_bulk'),
+            ('waiter', 1345, '__slab_free'), ('holder', 40000, 'refill_sheaf'),
+            ('holder', 8000, '__slab_free'),
+            ('holder', 3000, '__refill_objects_node'),
+            ('holder', 1345, 'deactivate_slab'),
+            ('waiter', 2, '__slab_free')])
+        # 5 contention points: the waits of a site not among them unknown
+        self.assertEqual(one.of('lockstat'), {
+            'lock_contentions': 52347, 'lock_acquisitions': 1000844,
+            'lock_wait_ms': 25100.5 / 1000, 'waits___slab_free': 31347,
+            'waits___refill_objects_node': 12000,
+            'waits_get_partial_node_bulk': 9000})
+        self.assertEqual((one.metrics['waits_slab_free'], one.kind['park_slab'],
+                          one.metrics['park_slab']), (31347, 'counter', 5))
+        self.assertEqual(none.of('lockstat'), dict.fromkeys((
+            'lock_contentions', 'lock_acquisitions', 'lock_wait_ms') + tuple(
+                'waits_' + s for s in runs.LOCKSTAT_SITES), 0))
+        for r in none, empty:
+            self.assertEqual(r.lock, dict.fromkeys(runs.LOCK_KEYS, 0))
+        self.assertEqual(empty.of('lockstat'), {})
 
 
 class FactsTest(unittest.TestCase):
