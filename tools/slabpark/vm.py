@@ -242,6 +242,7 @@ def boot(argv, timeout, console, emit):
     file CONSOLE and from SLABPARK-GUEST-START on (without CRs) to emit;
     (its exit status, whether it timed out).  SIGINT, SIGTERM, SIGHUP
     and an exception of emit stop it."""
+    old, timer, expired = {}, None, threading.Event()
     try:
         # timeout(1) ends QEMU a little after the timer even when this
         # process is killed (SIGKILL) and cannot stop it
@@ -251,14 +252,15 @@ def boot(argv, timeout, console, emit):
                              start_new_session=True)
     except OSError as e:
         raise Error('%s: %s' % (argv[0], e.strerror))
-    old = {s: signal.signal(s, signal.default_int_handler)
-           for s in (signal.SIGTERM, signal.SIGHUP)}
-    expired = threading.Event()
-    timer = threading.Timer(timeout, lambda: (expired.set(), stop(p)))
-    timer.daemon = True
-    timer.start()
-    on = False
     try:
+        # signal() outside the main thread (no caller) raises ValueError:
+        # QEMU is stopped then too
+        for s in (signal.SIGTERM, signal.SIGHUP):
+            old[s] = signal.signal(s, signal.default_int_handler)
+        timer = threading.Timer(timeout, lambda: (expired.set(), stop(p)))
+        timer.daemon = True
+        timer.start()
+        on = False
         with open(console, 'wb') as log:
             for raw in iter(p.stdout.readline, b''):
                 log.write(raw)
@@ -276,7 +278,8 @@ def boot(argv, timeout, console, emit):
         raise
     finally:
         p.stdout.close()
-        timer.cancel()
+        if timer:
+            timer.cancel()
         for s, h in old.items():
             signal.signal(s, h)
     return p.returncode, expired.is_set()

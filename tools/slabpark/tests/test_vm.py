@@ -10,7 +10,6 @@ import signal
 import shutil
 import tarfile
 import tempfile
-import threading
 import time
 import unittest
 from unittest import mock
@@ -210,23 +209,31 @@ class RunTest(unittest.TestCase):
         with self.assertRaisesRegex(vm.Error, "GUEST_TIMEOUT: not a positive"):
             self.boot([START], timeout=None)
 
-    def test_sigterm_stops_qemu(self):
+    def test_interrupted(self):
+        """SIGTERM, SIGHUP and an exception of emit at the start line stop
+        QEMU and give the signals their handlers back"""
         os.environ['FAKE_SLEEP'] = '60'
 
-        def later():
-            time.sleep(1)
-            os.kill(os.getpid(), signal.SIGTERM)
-        before = signal.getsignal(signal.SIGTERM)
-        threading.Thread(target=later, daemon=True).start()
-        t0 = time.time()
-        with self.assertRaises(KeyboardInterrupt):
-            self.boot([START])
-        self.assertLess(time.time() - t0, 15)
-        self.assertIs(signal.getsignal(signal.SIGTERM), before)
-        with open(self.pidfile) as f:
-            pid = int(f.read())
-        with self.assertRaises(ProcessLookupError):
-            os.kill(pid, 0)
+        def mine(*_):
+            pass
+        for s in (signal.SIGTERM, signal.SIGHUP):
+            self.addCleanup(signal.signal, s, signal.signal(s, mine))
+
+        def kill(s):
+            return lambda: os.kill(os.getpid(), s)
+        for act, raised in ((kill(signal.SIGTERM), KeyboardInterrupt),
+                            (kill(signal.SIGHUP), KeyboardInterrupt),
+                            (lambda: 1 / 0, ZeroDivisionError)):
+            t0 = time.time()
+            with self.assertRaises(raised):
+                self.boot([START], emit=lambda t: START in t and act())
+            self.assertLess(time.time() - t0, 15)
+            for s in (signal.SIGTERM, signal.SIGHUP):
+                self.assertIs(signal.getsignal(s), mine)
+            with open(self.pidfile) as f:
+                pid = int(f.read())
+            with self.assertRaises(ProcessLookupError):
+                os.kill(pid, 0)
 
     def test_files_back(self):
         blob = io.BytesIO()
