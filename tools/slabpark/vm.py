@@ -156,6 +156,7 @@ def staged(stages):
             raise Error('--stage %s: no such file' % src)
         top = os.path.normpath(os.path.join(
             'slabpark', dst if colon else os.path.basename(src.rstrip('/'))))
+        assert top.split('/')[0] == 'slabpark', 'staged outside: ' + s
         parts = top.split('/')
         for i in range(1, len(parts)):
             tree['/'.join(parts[:i])] = ('dir', None, '0755')
@@ -202,6 +203,7 @@ def initramfs(kernel, script, args, dest, stages=(), env=(), listing=None):
     if not busybox or not deps.static(busybox):
         raise Error('a static busybox is needed (apt-get install '
                     'busybox-static)')
+    assert not any('\n' in t for t in (*args, *env)), 'a line each'
     with tempfile.TemporaryDirectory() as work:
         for name, lines in (('args', args), ('env', env)):
             with open(os.path.join(work, name), 'w') as f:

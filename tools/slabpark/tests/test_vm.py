@@ -141,7 +141,7 @@ class StagedTest(unittest.TestCase):
 @unittest.skipUnless(shutil.which('busybox'), 'no busybox')
 class RunTest(unittest.TestCase):
     """run() against the fake QEMU and a fake kernel build (a
-    gen_init_cpio that prints its list)."""
+    gen_init_cpio that prints the files of its /slabpark/args and env)."""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
@@ -149,7 +149,8 @@ class RunTest(unittest.TestCase):
         self.kernel = os.path.join(t, 'build')
         write(os.path.join(self.kernel, 'arch/x86/boot/bzImage'), '')
         write(os.path.join(self.kernel, 'usr/gen_init_cpio'),
-              '#!/bin/sh\ncat "$1"\n', 0o755)
+              '#!/bin/sh\nawk \'$2 ~ /^.slabpark.(args|env)$/ { print $3 }\' '
+              '"$1" | xargs cat\n', 0o755)
         write(os.path.join(t, 'bin/qemu-system-x86_64'), FAKE_QEMU, 0o755)
         self.script = os.path.join(t, 'guest.sh')
         write(self.script, 'exit 0\n')
@@ -196,6 +197,13 @@ class RunTest(unittest.TestCase):
                       listing)
         for f in ('/init', '/slabpark/args', '/slabpark/env'):
             self.assertIn('file %s ' % f, listing)
+
+    def test_initramfs(self):
+        cpio = os.path.join(self.tmp, 'cpio')
+        vm.initramfs(self.kernel, self.script, ['a', '', 'b c'], cpio,
+                     env=['A=1', 'B=x y'])
+        with open(cpio) as f:
+            self.assertEqual(f.read(), 'a\n\nb c\nA=1\nB=x y\n')
 
     def test_timeout(self):
         os.environ['FAKE_SLEEP'] = '60'
