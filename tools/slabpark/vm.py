@@ -62,14 +62,13 @@ def topology(nodes=2, cpus_per_node=2, shape=None):
     vCPUs each."""
     if shape is not None:
         if shape not in SHAPES:
-            raise Error('--shape %s: unknown (%s)' % (shape, ', '.join(SHAPES)))
+            raise Error('shape %s: unknown (%s)' % (shape, ', '.join(SHAPES)))
         return SHAPES[shape]
     if not 1 <= nodes <= config.MAX_NODES:
-        raise Error('--nodes must be 1..%d, not %r'
-                    % (config.MAX_NODES, nodes))
+        raise Error('NODES=%s: must be 1..%d' % (nodes, config.MAX_NODES))
     if not 1 <= cpus_per_node <= config.MAX_CPUS_PER_NODE:
-        raise Error('--cpus-per-node must be 1..%d, not %r' % (
-            config.MAX_CPUS_PER_NODE, cpus_per_node))
+        raise Error('CPUS_PER_NODE=%s: must be 1..%d' % (
+            cpus_per_node, config.MAX_CPUS_PER_NODE))
     c = cpus_per_node
     return Topology(nodes, c, tuple('%d-%d' % (n * c, n * c + c - 1)
                                     for n in range(nodes)))
@@ -153,7 +152,7 @@ def staged(stages):
     for s in stages:
         src, colon, dst = s.partition(':')
         if not os.path.exists(src):
-            raise Error('--stage %s: no such file' % src)
+            raise Error('stage %s: no such file' % src)
         top = os.path.normpath(os.path.join(
             'slabpark', dst if colon else os.path.basename(src.rstrip('/'))))
         assert top.split('/')[0] == 'slabpark', 'staged outside: ' + s

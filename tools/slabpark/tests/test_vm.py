@@ -50,11 +50,11 @@ ARGV = (
 
 # bad arguments of run: its keywords, the refusal
 REFUSALS = (
-    ({'nodes': 0}, '--nodes must be 1..8'),
-    ({'nodes': 9}, '--nodes must be 1..8'),
-    ({'cpus_per_node': 33}, '--cpus-per-node must be 1..32'),
-    ({'shape': 'cpuless8'}, '--shape cpuless8: unknown'),
-    ({'stages': ['/nonexistent:x']}, '--stage /nonexistent: no such file'),
+    ({'nodes': 0}, 'NODES=0: must be 1..8'),
+    ({'nodes': 9}, 'NODES=9: must be 1..8'),
+    ({'cpus_per_node': 33}, 'CPUS_PER_NODE=33: must be 1..32'),
+    ({'shape': 'cpuless8'}, 'shape cpuless8: unknown'),
+    ({'stages': ['/nonexistent:x']}, 'stage /nonexistent: no such file'),
     ({'script': '/nonexistent'}, 'no guest script /nonexistent'),
 )
 
