@@ -69,6 +69,8 @@ CONSOLES = (
      'guest run passed', None),
     ('script failed', [START, 'not ok 1 a', 'SLABPARK-GUEST-RC=1'], 1,
      'guest: FAIL: guest script exited with 1', None),
+    ('the last marker', [START, 'SLABPARK-GUEST-RC=1', 'SLABPARK-GUEST-RC=0'],
+     0, 'guest run passed', None),
     ('kernel problem', [START] + SPLAT + ['after', 'SLABPARK-GUEST-RC=0'], 2,
      'guest: FAIL: the kernel reported a problem at console line 2:', SPLAT),
     ('topology warning', [START, '# warning: topology: one socket',
@@ -208,9 +210,13 @@ class RunTest(unittest.TestCase):
     def test_timeout(self):
         os.environ['FAKE_SLEEP'] = '60'
         t0 = time.time()
-        self.assertEqual(self.boot([START], timeout=1), 3)
+        console = [START] + ['x%d' % i for i in range(41)]
+        self.assertEqual(self.boot(console, timeout=1), 3)
         self.assertLess(time.time() - t0, 15)
-        self.assertIn('guest: FAIL: guest timed out after 1s', self.emitted)
+        # the console's last 40 lines after the verdict
+        self.assertEqual(self.emitted[-43:], [
+            'guest: FAIL: guest timed out after 1s', '---- last console lines '
+            '(%s/console.log) ----' % self.out] + console[-40:] + ['----'])
         os.environ['GUEST_TIMEOUT'] = '1'
         self.assertEqual(self.boot([START], timeout=None), 3)
         os.environ['GUEST_TIMEOUT'] = '1s'
@@ -284,6 +290,9 @@ class RunTest(unittest.TestCase):
                 with self.assertRaisesRegex(vm.Error, message):
                     self.boot([], **kw)
         self.assertFalse(os.path.exists(self.pidfile))
+        write(os.path.join(self.tmp, 'bin/busybox'), '#!/bin/sh\n', 0o755)
+        with self.assertRaisesRegex(vm.Error, 'a static busybox is needed'):
+            self.boot([])
         os.unlink(os.path.join(self.kernel, 'arch/x86/boot/bzImage'))
         with self.assertRaisesRegex(vm.Error, 'no kernel image'):
             self.boot([])
