@@ -538,6 +538,10 @@ def copy_libs(dest, *binaries):
     os.makedirs(dest, exist_ok=True)
     out = subprocess.run(['ldd', *binaries], capture_output=True, text=True,
                          check=True).stdout
+    missing = re.findall(r'^\s*(\S+) => not found', out, re.M)
+    if missing:
+        raise Error('ldd finds no %s for %s' % (', '.join(missing),
+                                                ' '.join(binaries)))
     for lib in sorted(set(re.findall(r'^\s*(?:\S+ => )?(/\S+) ', out, re.M))):
         shutil.copy(lib, dest)
     if not os.path.isfile(os.path.join(dest, 'ld-linux-x86-64.so.2')):

@@ -3,11 +3,13 @@
 initramfs list, and whole runs against a fake QEMU (it prints a console,
 writes the files' serial line, sleeps)."""
 
+import _ctypes
 import base64
 import io
 import os
 import signal
 import shutil
+import sys
 import tarfile
 import tempfile
 import time
@@ -138,6 +140,22 @@ class StagedTest(unittest.TestCase):
             write(os.path.join(d, 'a b'), '')
             with self.assertRaisesRegex(vm.Error, 'white space'):
                 vm.cpio_list('/bb', vm.staged([d + '/a b']))
+
+
+class KitTest(unittest.TestCase):
+    def test_copy_libs(self):
+        """every library of each binary, ld-linux among them"""
+        with tempfile.TemporaryDirectory() as d:
+            vm.copy_libs(d, sys.executable, _ctypes.__file__)
+            self.assertLessEqual({'ld-linux-x86-64.so.2', 'libc.so.6',
+                                  'libm.so.6', 'libffi.so.8'},
+                                 set(os.listdir(d)))
+            write(os.path.join(d, 'bin/ldd'),
+                  '#!/bin/sh\necho "\tlibnope.so.1 => not found"\n', 0o755)
+            with mock.patch.dict(os.environ, PATH=d + '/bin'), \
+                    self.assertRaisesRegex(vm.Error, 'ldd finds no '
+                                           'libnope.so.1 for /x /y'):
+                vm.copy_libs(d, '/x', '/y')
 
 
 @unittest.skipUnless(shutil.which('busybox'), 'no busybox')
