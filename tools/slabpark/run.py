@@ -109,9 +109,9 @@ def say(text: str):
     print(text, file=sys.stderr, flush=True)
 
 
-def _out(cmd: List[str], check: bool = True) -> str:
+def _out(cmd: List[str], must: bool = True) -> str:
     """the last line of CMD's stdout (a directory it made)"""
-    out = subprocess.run(cmd, check=check, stdout=subprocess.PIPE, text=True,
+    out = subprocess.run(cmd, check=must, stdout=subprocess.PIPE, text=True,
                          cwd=TOP).stdout.strip()
     return out.splitlines()[-1] if out else ''
 
