@@ -16,7 +16,7 @@ import time
 import unittest
 from unittest import mock
 
-from slabpark import vm
+from slabpark import run, vm
 
 FAKE_QEMU = '''#!/bin/sh
 # the fake qemu-system-x86_64 of test_vm
@@ -156,6 +156,35 @@ class KitTest(unittest.TestCase):
                     self.assertRaisesRegex(vm.Error, 'ldd finds no '
                                            'libnope.so.1 for /x /y'):
                 vm.copy_libs(d, '/x', '/y')
+
+    def test_device_kit(self):
+        """the kit's tree, refused over KIT_MAX_MIB or without QEMU"""
+        with tempfile.TemporaryDirectory() as d:
+            for f in ('build/arch/x86/boot/bzImage', 'qemu', 'tcg.so', 'bios'):
+                write(os.path.join(d, f), '')
+
+            def out(cmd, must=True):
+                return d + '/build' if 'build-kernel' in cmd[0] else 'x'
+            tarball = os.path.join(d, 'kit.tar.xz')
+            for qemu, refusal in ((d + '/qemu', tarball + ' is 1 MiB, over 0'),
+                                  (None, 'qemu-system-x86_64 is missing')):
+                with mock.patch.object(run, '_out', out), \
+                        mock.patch.object(run.deps, 'main', return_value=0), \
+                        mock.patch.multiple(vm, stage=mock.DEFAULT,
+                                            initramfs=mock.DEFAULT,
+                                            copy_libs=mock.DEFAULT), \
+                        mock.patch('shutil.which', return_value=qemu), \
+                        mock.patch.multiple(run, QEMU_TCG=d + '/tcg.so',
+                                            QEMU_FIRMWARE=[d + '/bios'],
+                                            KIT_MAX_MIB=0), \
+                        self.assertRaisesRegex(run.Failed, refusal):
+                    run.device_kit(tarball, False)
+            with tarfile.open(tarball) as tar:
+                self.assertEqual(sorted(m.name for m in tar if m.isfile()), [
+                    'slabpark-kit/' + f for f in (
+                        'VERSION', 'base/bzImage', 'patched/bzImage',
+                        'qemu/bin/qemu', 'qemu/modules/tcg.so',
+                        'qemu/share/bios', 'run.sh')])
 
 
 @unittest.skipUnless(shutil.which('busybox'), 'no busybox')
