@@ -109,9 +109,9 @@ def say(text: str):
     print(text, file=sys.stderr, flush=True)
 
 
-def _out(cmd: List[str], check: bool = True) -> str:
+def _out(cmd: List[str], must: bool = True) -> str:
     """the last line of CMD's stdout (a directory it made)"""
-    out = subprocess.run(cmd, check=check, stdout=subprocess.PIPE, text=True,
+    out = subprocess.run(cmd, check=must, stdout=subprocess.PIPE, text=True,
                          cwd=TOP).stdout.strip()
     return out.splitlines()[-1] if out else ''
 
@@ -235,6 +235,12 @@ def vm_run(cfg) -> int:
 
 def make_kit(kit: str):
     """make device-kit's tree KIT (see device_kit)"""
+    qemu = shutil.which('qemu-system-x86_64')
+    if not qemu:
+        raise Failed('qemu-system-x86_64 is missing (apt-get install '
+                     'qemu-system-x86)')
+    if not os.path.isfile(QEMU_TCG):
+        raise Failed("no %s (Debian's qemu-system-x86 has it)" % QEMU_TCG)
     kernels = []
     for k in ('base', 'patched'):
         bdir = _out([os.path.join(TOP, 'tools/kernel/build-kernel.sh')] +
@@ -246,9 +252,6 @@ def make_kit(kit: str):
                      os.path.join(kit, k, 'initramfs.cpio'),
                      [vm.stage(bdir, say) + ':.'])
         kernels.append('  %s: %s' % (k, os.path.basename(bdir)))
-    if not os.path.isfile(QEMU_TCG):
-        raise Failed("no %s (Debian's qemu-system-x86 has it)" % QEMU_TCG)
-    qemu = shutil.which('qemu-system-x86_64')
     for d, files in (('bin', [qemu]), ('modules', [QEMU_TCG]),
                      ('share', QEMU_FIRMWARE)):
         os.makedirs(os.path.join(kit, 'qemu', d))

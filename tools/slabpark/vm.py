@@ -62,14 +62,13 @@ def topology(nodes=2, cpus_per_node=2, shape=None):
     vCPUs each."""
     if shape is not None:
         if shape not in SHAPES:
-            raise Error('--shape %s: unknown (%s)' % (shape, ', '.join(SHAPES)))
+            raise Error('shape %s: unknown (%s)' % (shape, ', '.join(SHAPES)))
         return SHAPES[shape]
     if not 1 <= nodes <= config.MAX_NODES:
-        raise Error('--nodes must be 1..%d, not %r'
-                    % (config.MAX_NODES, nodes))
+        raise Error('NODES=%s: must be 1..%d' % (nodes, config.MAX_NODES))
     if not 1 <= cpus_per_node <= config.MAX_CPUS_PER_NODE:
-        raise Error('--cpus-per-node must be 1..%d, not %r' % (
-            config.MAX_CPUS_PER_NODE, cpus_per_node))
+        raise Error('CPUS_PER_NODE=%s: must be 1..%d' % (
+            cpus_per_node, config.MAX_CPUS_PER_NODE))
     c = cpus_per_node
     return Topology(nodes, c, tuple('%d-%d' % (n * c, n * c + c - 1)
                                     for n in range(nodes)))
@@ -153,9 +152,10 @@ def staged(stages):
     for s in stages:
         src, colon, dst = s.partition(':')
         if not os.path.exists(src):
-            raise Error('--stage %s: no such file' % src)
+            raise Error('stage %s: no such file' % src)
         top = os.path.normpath(os.path.join(
             'slabpark', dst if colon else os.path.basename(src.rstrip('/'))))
+        assert top.split('/')[0] == 'slabpark', 'staged outside: ' + s
         parts = top.split('/')
         for i in range(1, len(parts)):
             tree['/'.join(parts[:i])] = ('dir', None, '0755')
@@ -202,6 +202,7 @@ def initramfs(kernel, script, args, dest, stages=(), env=(), listing=None):
     if not busybox or not deps.static(busybox):
         raise Error('a static busybox is needed (apt-get install '
                     'busybox-static)')
+    assert not any('\n' in t for t in (*args, *env)), 'a line each'
     with tempfile.TemporaryDirectory() as work:
         for name, lines in (('args', args), ('env', env)):
             with open(os.path.join(work, name), 'w') as f:
@@ -242,6 +243,7 @@ def boot(argv, timeout, console, emit):
     file CONSOLE and from SLABPARK-GUEST-START on (without CRs) to emit;
     (its exit status, whether it timed out).  SIGINT, SIGTERM, SIGHUP
     and an exception of emit stop it."""
+    old, timer, expired = {}, None, threading.Event()
     try:
         # timeout(1) ends QEMU a little after the timer even when this
         # process is killed (SIGKILL) and cannot stop it
@@ -251,14 +253,15 @@ def boot(argv, timeout, console, emit):
                              start_new_session=True)
     except OSError as e:
         raise Error('%s: %s' % (argv[0], e.strerror))
-    old = {s: signal.signal(s, signal.default_int_handler)
-           for s in (signal.SIGTERM, signal.SIGHUP)}
-    expired = threading.Event()
-    timer = threading.Timer(timeout, lambda: (expired.set(), stop(p)))
-    timer.daemon = True
-    timer.start()
-    on = False
     try:
+        # signal() outside the main thread (no caller) raises ValueError:
+        # QEMU is stopped then too
+        for s in (signal.SIGTERM, signal.SIGHUP):
+            old[s] = signal.signal(s, signal.default_int_handler)
+        timer = threading.Timer(timeout, lambda: (expired.set(), stop(p)))
+        timer.daemon = True
+        timer.start()
+        on = False
         with open(console, 'wb') as log:
             for raw in iter(p.stdout.readline, b''):
                 log.write(raw)
@@ -276,7 +279,8 @@ def boot(argv, timeout, console, emit):
         raise
     finally:
         p.stdout.close()
-        timer.cancel()
+        if timer:
+            timer.cancel()
         for s, h in old.items():
             signal.signal(s, h)
     return p.returncode, expired.is_set()
@@ -530,6 +534,10 @@ def copy_libs(dest, *binaries):
     os.makedirs(dest, exist_ok=True)
     out = subprocess.run(['ldd', *binaries], capture_output=True, text=True,
                          check=True).stdout
+    missing = re.findall(r'^\s*(\S+) => not found', out, re.M)
+    if missing:
+        raise Error('ldd finds no %s for %s' % (', '.join(missing),
+                                                ' '.join(binaries)))
     for lib in sorted(set(re.findall(r'^\s*(?:\S+ => )?(/\S+) ', out, re.M))):
         shutil.copy(lib, dest)
     if not os.path.isfile(os.path.join(dest, 'ld-linux-x86-64.so.2')):

@@ -4,7 +4,8 @@
 # run.sh of make device-kit (slabpark.run.device_kit): boots the kit's
 # base and patched kernels in turn, BOOTS of each, as 2 nodes of
 # CPUS_PER_NODE vCPUs under the kit's own QEMU (TCG), each running
-# tools/guest/guest-device.sh.  Needs only sh, timeout, base64 and tar.
+# tools/guest/guest-device.sh.  Needs a POSIX shell and its usual tools
+# (timeout, base64, tar, sed, grep, tee, ...; no python3).
 #
 # Usage: ./run.sh [OUT]      (OUT: default $OUT, else ./out)
 #   CPUS_PER_NODE=8 MEM_PER_NODE=2048 BOOTS=2 BOOT_TIMEOUT=200

@@ -3,19 +3,20 @@
 initramfs list, and whole runs against a fake QEMU (it prints a console,
 writes the files' serial line, sleeps)."""
 
+import _ctypes
 import base64
 import io
 import os
 import signal
 import shutil
+import sys
 import tarfile
 import tempfile
-import threading
 import time
 import unittest
 from unittest import mock
 
-from slabpark import vm
+from slabpark import run, vm
 
 FAKE_QEMU = '''#!/bin/sh
 # the fake qemu-system-x86_64 of test_vm
@@ -51,11 +52,11 @@ ARGV = (
 
 # bad arguments of run: its keywords, the refusal
 REFUSALS = (
-    ({'nodes': 0}, '--nodes must be 1..8'),
-    ({'nodes': 9}, '--nodes must be 1..8'),
-    ({'cpus_per_node': 33}, '--cpus-per-node must be 1..32'),
-    ({'shape': 'cpuless8'}, '--shape cpuless8: unknown'),
-    ({'stages': ['/nonexistent:x']}, '--stage /nonexistent: no such file'),
+    ({'nodes': 0}, 'NODES=0: must be 1..8'),
+    ({'nodes': 9}, 'NODES=9: must be 1..8'),
+    ({'cpus_per_node': 33}, 'CPUS_PER_NODE=33: must be 1..32'),
+    ({'shape': 'cpuless8'}, 'shape cpuless8: unknown'),
+    ({'stages': ['/nonexistent:x']}, 'stage /nonexistent: no such file'),
     ({'script': '/nonexistent'}, 'no guest script /nonexistent'),
 )
 
@@ -70,6 +71,8 @@ CONSOLES = (
      'guest run passed', None),
     ('script failed', [START, 'not ok 1 a', 'SLABPARK-GUEST-RC=1'], 1,
      'guest: FAIL: guest script exited with 1', None),
+    ('the last marker', [START, 'SLABPARK-GUEST-RC=1', 'SLABPARK-GUEST-RC=0'],
+     0, 'guest run passed', None),
     ('kernel problem', [START] + SPLAT + ['after', 'SLABPARK-GUEST-RC=0'], 2,
      'guest: FAIL: the kernel reported a problem at console line 2:', SPLAT),
     ('topology warning', [START, '# warning: topology: one socket',
@@ -139,10 +142,55 @@ class StagedTest(unittest.TestCase):
                 vm.cpio_list('/bb', vm.staged([d + '/a b']))
 
 
+class KitTest(unittest.TestCase):
+    def test_copy_libs(self):
+        """every library of each binary, ld-linux among them"""
+        with tempfile.TemporaryDirectory() as d:
+            vm.copy_libs(d, sys.executable, _ctypes.__file__)
+            self.assertLessEqual({'ld-linux-x86-64.so.2', 'libc.so.6',
+                                  'libm.so.6', 'libffi.so.8'},
+                                 set(os.listdir(d)))
+            write(os.path.join(d, 'bin/ldd'),
+                  '#!/bin/sh\necho "\tlibnope.so.1 => not found"\n', 0o755)
+            with mock.patch.dict(os.environ, PATH=d + '/bin'), \
+                    self.assertRaisesRegex(vm.Error, 'ldd finds no '
+                                           'libnope.so.1 for /x /y'):
+                vm.copy_libs(d, '/x', '/y')
+
+    def test_device_kit(self):
+        """the kit's tree, refused over KIT_MAX_MIB or without QEMU"""
+        with tempfile.TemporaryDirectory() as d:
+            for f in ('build/arch/x86/boot/bzImage', 'qemu', 'tcg.so', 'bios'):
+                write(os.path.join(d, f), '')
+
+            def out(cmd, must=True):
+                return d + '/build' if 'build-kernel' in cmd[0] else 'x'
+            tarball = os.path.join(d, 'kit.tar.xz')
+            for qemu, refusal in ((d + '/qemu', tarball + ' is 1 MiB, over 0'),
+                                  (None, 'qemu-system-x86_64 is missing')):
+                with mock.patch.object(run, '_out', out), \
+                        mock.patch.object(run.deps, 'main', return_value=0), \
+                        mock.patch.multiple(vm, stage=mock.DEFAULT,
+                                            initramfs=mock.DEFAULT,
+                                            copy_libs=mock.DEFAULT), \
+                        mock.patch('shutil.which', return_value=qemu), \
+                        mock.patch.multiple(run, QEMU_TCG=d + '/tcg.so',
+                                            QEMU_FIRMWARE=[d + '/bios'],
+                                            KIT_MAX_MIB=0), \
+                        self.assertRaisesRegex(run.Failed, refusal):
+                    run.device_kit(tarball, False)
+            with tarfile.open(tarball) as tar:
+                self.assertEqual(sorted(m.name for m in tar if m.isfile()), [
+                    'slabpark-kit/' + f for f in (
+                        'VERSION', 'base/bzImage', 'patched/bzImage',
+                        'qemu/bin/qemu', 'qemu/modules/tcg.so',
+                        'qemu/share/bios', 'run.sh')])
+
+
 @unittest.skipUnless(shutil.which('busybox'), 'no busybox')
 class RunTest(unittest.TestCase):
     """run() against the fake QEMU and a fake kernel build (a
-    gen_init_cpio that prints its list)."""
+    gen_init_cpio that prints the files of its /slabpark/args and env)."""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
@@ -150,7 +198,8 @@ class RunTest(unittest.TestCase):
         self.kernel = os.path.join(t, 'build')
         write(os.path.join(self.kernel, 'arch/x86/boot/bzImage'), '')
         write(os.path.join(self.kernel, 'usr/gen_init_cpio'),
-              '#!/bin/sh\ncat "$1"\n', 0o755)
+              '#!/bin/sh\nawk \'$2 ~ /^.slabpark.(args|env)$/ { print $3 }\' '
+              '"$1" | xargs cat\n', 0o755)
         write(os.path.join(t, 'bin/qemu-system-x86_64'), FAKE_QEMU, 0o755)
         self.script = os.path.join(t, 'guest.sh')
         write(self.script, 'exit 0\n')
@@ -198,35 +247,54 @@ class RunTest(unittest.TestCase):
         for f in ('/init', '/slabpark/args', '/slabpark/env'):
             self.assertIn('file %s ' % f, listing)
 
+    def test_initramfs(self):
+        cpio = os.path.join(self.tmp, 'cpio')
+        vm.initramfs(self.kernel, self.script, ['a', '', 'b c'], cpio,
+                     env=['A=1', 'B=x y'])
+        with open(cpio) as f:
+            self.assertEqual(f.read(), 'a\n\nb c\nA=1\nB=x y\n')
+
     def test_timeout(self):
         os.environ['FAKE_SLEEP'] = '60'
         t0 = time.time()
-        self.assertEqual(self.boot([START], timeout=1), 3)
+        console = [START] + ['x%d' % i for i in range(41)]
+        self.assertEqual(self.boot(console, timeout=1), 3)
         self.assertLess(time.time() - t0, 15)
-        self.assertIn('guest: FAIL: guest timed out after 1s', self.emitted)
+        # the console's last 40 lines after the verdict
+        self.assertEqual(self.emitted[-43:], [
+            'guest: FAIL: guest timed out after 1s', '---- last console lines '
+            '(%s/console.log) ----' % self.out] + console[-40:] + ['----'])
         os.environ['GUEST_TIMEOUT'] = '1'
         self.assertEqual(self.boot([START], timeout=None), 3)
         os.environ['GUEST_TIMEOUT'] = '1s'
         with self.assertRaisesRegex(vm.Error, "GUEST_TIMEOUT: not a positive"):
             self.boot([START], timeout=None)
 
-    def test_sigterm_stops_qemu(self):
+    def test_interrupted(self):
+        """SIGTERM, SIGHUP and an exception of emit at the start line stop
+        QEMU and give the signals their handlers back"""
         os.environ['FAKE_SLEEP'] = '60'
 
-        def later():
-            time.sleep(1)
-            os.kill(os.getpid(), signal.SIGTERM)
-        before = signal.getsignal(signal.SIGTERM)
-        threading.Thread(target=later, daemon=True).start()
-        t0 = time.time()
-        with self.assertRaises(KeyboardInterrupt):
-            self.boot([START])
-        self.assertLess(time.time() - t0, 15)
-        self.assertIs(signal.getsignal(signal.SIGTERM), before)
-        with open(self.pidfile) as f:
-            pid = int(f.read())
-        with self.assertRaises(ProcessLookupError):
-            os.kill(pid, 0)
+        def mine(*_):
+            pass
+        for s in (signal.SIGTERM, signal.SIGHUP):
+            self.addCleanup(signal.signal, s, signal.signal(s, mine))
+
+        def kill(s):
+            return lambda: os.kill(os.getpid(), s)
+        for act, raised in ((kill(signal.SIGTERM), KeyboardInterrupt),
+                            (kill(signal.SIGHUP), KeyboardInterrupt),
+                            (lambda: 1 / 0, ZeroDivisionError)):
+            t0 = time.time()
+            with self.assertRaises(raised):
+                self.boot([START], emit=lambda t: START in t and act())
+            self.assertLess(time.time() - t0, 15)
+            for s in (signal.SIGTERM, signal.SIGHUP):
+                self.assertIs(signal.getsignal(s), mine)
+            with open(self.pidfile) as f:
+                pid = int(f.read())
+            with self.assertRaises(ProcessLookupError):
+                os.kill(pid, 0)
 
     def test_files_back(self):
         blob = io.BytesIO()
@@ -269,6 +337,9 @@ class RunTest(unittest.TestCase):
                 with self.assertRaisesRegex(vm.Error, message):
                     self.boot([], **kw)
         self.assertFalse(os.path.exists(self.pidfile))
+        write(os.path.join(self.tmp, 'bin/busybox'), '#!/bin/sh\n', 0o755)
+        with self.assertRaisesRegex(vm.Error, 'a static busybox is needed'):
+            self.boot([])
         os.unlink(os.path.join(self.kernel, 'arch/x86/boot/bzImage'))
         with self.assertRaisesRegex(vm.Error, 'no kernel image'):
             self.boot([])
