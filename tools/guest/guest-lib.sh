@@ -289,7 +289,9 @@ in_round_order() {
 # ---- Test points, by the kselftest install's ktap_helpers.sh (ktap_load):
 # tp_begin, then bad MSG for each failure ("# FAIL: MSG"), then tp_end NAME
 # [COMMENT] ("ok N NAME # [COMMENT, ]<wall time>s" or "not ok"), or
-# tp_skip NAME REASON.  FAILED: the failed names, comma-separated.
+# tp_skip NAME REASON ("ok N NAME # SKIP REASON").  FAILED: the failed
+# names, comma-separated.  ktap_helpers.sh echoes NAME, COMMENT and REASON
+# unquoted: no glob characters in them (and runs of blanks become one).
 ktap_load() {
 	kl_f=$S/kselftest/kselftest/ktap_helpers.sh
 	[ -r "$kl_f" ] || { echo "guest-lib.sh: no $kl_f: the kselftest install is not staged" >&2; exit 2; }
@@ -298,6 +300,7 @@ ktap_load() {
 }
 FAILED=
 CASE_BAD=0
+TP_T0=0
 tp_begin() {
 	CASE_BAD=0
 	TP_T0=$(date +%s)
@@ -316,8 +319,8 @@ tp_end() {
 	fi
 }
 tp_skip() {
-	say "$1: $2"
-	ktap_test_skip "$1"
+	__ktap_test ok "$1" "SKIP $2"
+	KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
 }
 
 rval() { sed -n "s/^$1: //p" "$DBG/results"; }
@@ -543,7 +546,7 @@ kunit_run() {
 # kunit_judge FILE [strict]: kunit_run's judgment of the KTAP in FILE
 kunit_judge() {
 	kj_rcu=$(kconfig SLUB_RCU_DEBUG) || kj_rcu="unknown, no $KCONFIG"
-	echo "$KUNIT_PARK_TABLE" | awk -v rcu="$kj_rcu" -v strict="$2" '
+	echo "$KUNIT_PARK_TABLE" | awk -v rcu="$kj_rcu" -v strict="${2:-}" '
 	function bad(m) { print "# FAIL: " m; nbad++ }
 	NR == FNR {
 		if (NF == 4) { park[++np] = $1; rcu_ok[$1] = $4 == "rcu" }
