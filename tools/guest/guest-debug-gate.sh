@@ -44,7 +44,7 @@ fi
 # kmemleak: what the boot leaked is reported and cleared, so that the
 # final scan shows only what the tests leaked
 if [ -f "$KML" ]; then
-	n=$(kml_scan "$OUT/kmemleak-boot-$LABEL.txt")
+	n=$(kml_scan "$OUT/kmemleak-boot-$LABEL.txt") || n="(scan failed)"
 	say "kmemleak: $n object(s) reported after boot (not ours; kept in out/kmemleak-boot-$LABEL.txt), clearing"
 	[ "$n" = 0 ] || head -n 20 "$OUT/kmemleak-boot-$LABEL.txt" | sed 's/^/#   /'
 	echo clear >"$KML"
