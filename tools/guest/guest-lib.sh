@@ -38,7 +38,8 @@ NODE_CPUS=$(cpulist_count /sys/devices/system/node/node0/cpulist)
 NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
 
 # ---- Topology: the two nodes of a run (guest-compare.sh, make run HOST=1),
-# read from $TOPO_SYS (SLABPARK_SYSFS, a fake tree in the tests; /sys).
+# read from $TOPO_SYS (SLABPARK_SYSFS, a fake tree in the tests; /sys;
+# KUNIT_RES and guest-kunit-mutants.sh's parameters are read there too).
 #   topo_choose NEED_FREE  ALLOC_NODE and FREE_NODE when set (validated),
 #       else two nodes with CPUs and normal memory, the free node the
 #       farthest by the distance table; NEED_FREE 0 (local only) lets one
@@ -516,7 +517,7 @@ kunit_park_with() {
 		NF { n = split($c, w, ","); for (i = 1; i <= n; i++) if (w[i] == v) l = l (l == "" ? "" : " ") $1 }
 		END { print l }'
 }
-KUNIT_RES=/sys/kernel/debug/kunit/slub_test/results
+KUNIT_RES=$TOPO_SYS/kernel/debug/kunit/slub_test/results
 
 # kunit_core: insmod kunit.ko where it is a module not yet loaded
 # kunit_run COPY [strict]: insmod slub_kunit (kunit_core first),
