@@ -33,13 +33,9 @@ OTHER_CASES = (
     'test_kfree_rcu', 'test_leak_destroy',
     'test_kmalloc_nolock_and_friends_perf',
     'test_kmalloc_nolock_and_friends_kprobe')
-PARK_CASES = (
-    'test_park_full_slab', 'test_park_frees_keep_parked',
-    'test_park_alloc_unparks', 'test_park_bulk_alloc_unparks',
-    'test_park_empty_min_partial', 'test_park_counts_for_min_partial',
-    'test_park_shrink', 'test_park_destroy', 'test_park_leak_destroy',
-    'test_park_work_unparks', 'test_park_uncontended',
-    'test_park_free_under_timer_lock')
+# the first column of guest-lib.sh's KUNIT_PARK_TABLE
+with open(os.path.join(check.TOP, 'tools/guest/guest-lib.sh')) as f:
+    PARK_CASES = tuple(re.findall(r'(?m)^(test_park_\w+) ', f.read()))
 
 
 def results(changes=None, suite='ok', cases=OTHER_CASES + PARK_CASES):
