@@ -21,8 +21,10 @@ def ktap_helpers():
     """The kernel tree's ktap_helpers.sh: KSRC's, else a cached tree's."""
     env = check.setup_env(dict(os.environ))
     rel = 'tools/testing/selftests/kselftest/ktap_helpers.sh'
-    found = [os.path.join(env.get('KSRC', ''), rel)] + sorted(glob.glob(
-        os.path.join(env['SLABPARK_CACHE'], 'src', '*', rel)))
+    found = sorted(glob.glob(os.path.join(env['SLABPARK_CACHE'], 'src', '*',
+                                          rel)))
+    if env.get('KSRC'):
+        found.insert(0, os.path.join(env['KSRC'], rel))
     return next((f for f in found if os.path.isfile(f)), None)
 
 
