@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of make check's step debug-gate, on the debug kernel
-# (tools/kernel/configs/debug.config), as /slabpark/run.sh.
+# Guest side of make check's step debug-gate, on the patched debug kernel
+# (tools/kernel/configs/debug.config; a kernel without the series fails
+# it), as /slabpark/run.sh.
 #
 # Usage: debug-gate.sh [LABEL [SKIP...]]
 #   LABEL   this boot's name (default: default); park2 first writes 2 to
@@ -26,6 +27,7 @@ SKIPS=" $* "
 # shellcheck source=tools/guest/guest-lib.sh
 . /slabpark/tools/guest/guest-lib.sh
 ktap_load
+ktap_print_header
 
 skipped() { case "$SKIPS" in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -44,7 +46,7 @@ fi
 # kmemleak: what the boot leaked is reported and cleared, so that the
 # final scan shows only what the tests leaked
 if [ -f "$KML" ]; then
-	n=$(kml_scan "$OUT/kmemleak-boot-$LABEL.txt")
+	n=$(kml_scan "$OUT/kmemleak-boot-$LABEL.txt") || n="(scan failed)"
 	say "kmemleak: $n object(s) reported after boot (not ours; kept in out/kmemleak-boot-$LABEL.txt), clearing"
 	[ "$n" = 0 ] || head -n 20 "$OUT/kmemleak-boot-$LABEL.txt" | sed 's/^/#   /'
 	echo clear >"$KML"
@@ -95,20 +97,18 @@ t_kselftest() {
 }
 
 # stress_run WHAT MODE [MUSTPARK]: one run of the loaded module with
-# park=MODE ("" = leave the switch alone), then check_after_run.  The
+# park=MODE, then check_after_run.  The
 # module shrinks the cache every STRESS_SHRINK_MS (its shrink_ms, loaded
 # so by t_stress): under KASAN the quarantine holds a run's frees, a shrink
 # releases them to the slabs, where they park.  (Shrinks from userspace
 # loops got none done in whole 3 s runs, every vCPU busy with the run's
 # kthreads.)  RUN_PARKS: park_slab as the run ends; with MUSTPARK=1 a run
 # that parked nothing fails.
-RUN_PARKS=0
 stress_run() {
 	what=$1
-	if [ -n "$2" ]; then
-		write_file "$PARKDIR/park" "$2" || bad "$what: echo $2 > $PARKDIR/park: $WERR"
-		[ "$(cat "$PARKDIR/park")" = "$2" ] || bad "$what: park reads '$(cat "$PARKDIR/park")', want $2"
-	fi
+	RUN_PARKS=0
+	write_file "$PARKDIR/park" "$2" || bad "$what: echo $2 > $PARKDIR/park: $WERR"
+	[ "$(cat "$PARKDIR/park")" = "$2" ] || bad "$what: park reads '$(cat "$PARKDIR/park")', want $2"
 	write_file "$SLAB/shrink" 1
 	obj_base=$(sum_of "$SLAB/objects")
 	zero_stats
@@ -119,7 +119,6 @@ stress_run() {
 	fi
 	st=$(timeout 300 cat "$DBG/wait")
 	[ "$st" = "state: done" ] || write_file "$DBG/stop" 1
-	RUN_PARKS=0
 	has_stats && RUN_PARKS=$(sum_of "$SLAB/park_slab")
 	[ "$st" = "state: done" ] || bad "$what: wait says '$st', want 'state: done'"
 	[ "$(rval error)" = 0 ] || bad "$what: results error $(rval error)"
@@ -162,27 +161,16 @@ t_stress() {
 				tp_end "$name"
 				continue
 			fi
-			note=
-			if has_park; then
-				stress_run "$name" "$m" $((m - 1))
-				if [ "$m" = 1 ]; then
-					park1_parks=$((park1_parks + RUN_PARKS))
-					park1_runs=$((park1_runs + 1))
-				fi
-			else
-				stress_run "$name" ""
-				note="parking: no $PARKDIR/park (unpatched kernel); plain run done"
+			stress_run "$name" "$m" $((m - 1))
+			if [ "$m" = 1 ]; then
+				park1_parks=$((park1_parks + RUN_PARKS))
+				park1_runs=$((park1_runs + 1))
 			fi
 			unload
 			[ -d "$SLAB" ] && bad "$name: $SLAB still exists after rmmod"
-			if [ -n "$note" ] && [ "$CASE_BAD" = 0 ]; then
-				tp_skip "$name" "$note"
-			else
-				tp_end "$name" "$RUN_PARKS parked in the run"
-			fi
+			tp_end "$name" "$RUN_PARKS parked in the run"
 		done
 	done
-	kernel_has_park || return 0
 	if ! ls /sys/kernel/slab/*/park_slab >/dev/null 2>&1; then
 		tp_skip park1-parked "no park_slab (CONFIG_SLUB_STATS off): parks cannot be counted"
 		return 0
@@ -205,7 +193,6 @@ t_stress() {
 # switches say; in the park2 boot, the caches switched at its start that
 # still exist read 2.
 t_boot_park() {
-	kernel_has_park || { tp_skip boot-park "no debugfs 'park' (unpatched kernel)"; return; }
 	tp_begin
 	n2=0
 	if [ -n "$BOOT_PARK" ]; then
@@ -245,7 +232,6 @@ t_fuzz_params() {
 # Garbage writes to the debugfs 'park' fail with EINVAL, the value kept;
 # writes to 'parked' fail.
 t_fuzz_park() {
-	kernel_has_park || { tp_skip fuzz-park "no debugfs 'park' (unpatched kernel)"; return; }
 	tp_begin
 	insmod "$KO" || { bad "insmod failed"; tp_end fuzz-park; return; }
 	n=0
@@ -292,9 +278,7 @@ t_rmmod() {
 			i=$((i + 1))
 			continue
 		fi
-		if has_park; then
-			write_file "$PARKDIR/park" $((i % 3)) || bad "rmmod $i: echo $((i % 3)) > park: $WERR"
-		fi
+		write_file "$PARKDIR/park" $((i % 3)) || bad "rmmod $i: echo $((i % 3)) > park: $WERR"
 		write_file "$DBG/run" 1 || bad "rmmod $i: run: $WERR"
 		sleep "$(awk -v i=$i 'BEGIN { printf "%.1f", 0.2 + (i * 7 % 10) / 10 }')"
 		[ "$(cat "$DBG/status")" = running ] || bad "rmmod $i: not running before rmmod"
@@ -321,7 +305,6 @@ t_kmemleak() {
 	tp_end kmemleak "$LEAKS leaks"
 }
 
-ktap_print_header
 mod_loaded && rmmod $MOD
 for t in kunit kselftest stress fuzz rmmod kmemleak; do
 	if skipped $t; then

@@ -12,9 +12,9 @@
 set -u
 MODE=${1:?usage: guest-kunit-mutants.sh MODE}
 # shellcheck source=tools/guest/guest-lib.sh
-. /slabpark/tools/guest/guest-lib.sh
-PARAM=/sys/module/kernel/parameters/slub_break_parking
-GLOB_PARAM=/sys/module/kunit/parameters/filter_glob
+. "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
+PARAM=$TOPO_SYS/module/kernel/parameters/slub_break_parking
+GLOB_PARAM=$TOPO_SYS/module/kunit/parameters/filter_glob
 
 # The expectation of each mode is data next to each case, in
 # KUNIT_PARK_TABLE (guest-lib.sh): WANT_FAIL, the cases that must fail
@@ -23,6 +23,9 @@ GLOB_PARAM=/sys/module/kunit/parameters/filter_glob
 # test_park_free_under_timer_lock, whose next to last character is 'c'.
 ALL=$(echo "$KUNIT_PARK_TABLE" | awk 'NF { printf "%s ", $1 }')
 WANT_FAIL=$(kunit_park_with 2 "$MODE")
+# a mode is one of break-parking.patch's bits if some case breaks under it
+[ "$MODE" = 0 ] || [ -n "$WANT_FAIL" ] ||
+	{ echo "guest-kunit-mutants.sh: unknown mode '$MODE'" >&2; exit 2; }
 NOT_RUN=$(kunit_park_with 3 "$MODE")
 GLOB='slub_test.test_park_*'
 [ -z "$NOT_RUN" ] || GLOB='slub_test.test_park_*[!c]?'

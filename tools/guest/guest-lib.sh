@@ -38,7 +38,8 @@ NODE_CPUS=$(cpulist_count /sys/devices/system/node/node0/cpulist)
 NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
 
 # ---- Topology: the two nodes of a run (guest-compare.sh, make run HOST=1),
-# read from $TOPO_SYS (SLABPARK_SYSFS, a fake tree in the tests; /sys).
+# read from $TOPO_SYS (SLABPARK_SYSFS, a fake tree in the tests; /sys;
+# KUNIT_RES and guest-kunit-mutants.sh's parameters are read there too).
 #   topo_choose NEED_FREE  ALLOC_NODE and FREE_NODE when set (validated),
 #       else two nodes with CPUs and normal memory, the free node the
 #       farthest by the distance table; NEED_FREE 0 (local only) lets one
@@ -289,7 +290,9 @@ in_round_order() {
 # ---- Test points, by the kselftest install's ktap_helpers.sh (ktap_load):
 # tp_begin, then bad MSG for each failure ("# FAIL: MSG"), then tp_end NAME
 # [COMMENT] ("ok N NAME # [COMMENT, ]<wall time>s" or "not ok"), or
-# tp_skip NAME REASON.  FAILED: the failed names, comma-separated.
+# tp_skip NAME REASON ("ok N NAME # SKIP REASON").  FAILED: the failed
+# names, comma-separated.  ktap_helpers.sh echoes NAME, COMMENT and REASON
+# unquoted: no glob characters in them (and runs of blanks become one).
 ktap_load() {
 	kl_f=$S/kselftest/kselftest/ktap_helpers.sh
 	[ -r "$kl_f" ] || { echo "guest-lib.sh: no $kl_f: the kselftest install is not staged" >&2; exit 2; }
@@ -298,6 +301,7 @@ ktap_load() {
 }
 FAILED=
 CASE_BAD=0
+TP_T0=0
 tp_begin() {
 	CASE_BAD=0
 	TP_T0=$(date +%s)
@@ -316,8 +320,8 @@ tp_end() {
 	fi
 }
 tp_skip() {
-	say "$1: $2"
-	ktap_test_skip "$1"
+	__ktap_test ok "$1" "SKIP $2"
+	KTAP_CNT_SKIP=$((KTAP_CNT_SKIP + 1))
 }
 
 rval() { sed -n "s/^$1: //p" "$DBG/results"; }
@@ -406,18 +410,19 @@ check_after_run() {
 }
 
 # kml_scan FILE: kmemleak's report into FILE, after two scans (an object
-# seen unreferenced in one may be a pointer in flight); prints the count
+# seen unreferenced in one may be a pointer in flight); prints the count;
+# false when a write fails (EPERM once kmemleak disabled itself)
 kml_scan() {
-	echo scan >"$KML" && echo scan >"$KML" && cat "$KML" >"$1"
-	grep -c '^unreferenced object' "$1"
+	echo scan >"$KML" && echo scan >"$KML" && cat "$KML" >"$1" || return 1
+	grep -c '^unreferenced object' "$1" || true
 }
 
 # kml_leaks FILE [ERE]: after kmemleak's minimum object age (5 s), kml_scan
 # into FILE; bad for each object none of whose lines match ERE (the
-# expected ones), their number in LEAKS
+# expected ones), their number in LEAKS (- when the scan failed)
 kml_leaks() {
 	sleep 6
-	kl_n=$(kml_scan "$1")
+	kl_n=$(kml_scan "$1") || { bad "kmemleak scan failed"; LEAKS=-; return; }
 	LEAKS=$(awk -v ere="${2:-}" '
 		/^unreferenced object/ { if (obj && !ours) n++; obj = 1; ours = 0; next }
 		ere != "" && $0 ~ ere { ours = 1 }
@@ -512,7 +517,7 @@ kunit_park_with() {
 		NF { n = split($c, w, ","); for (i = 1; i <= n; i++) if (w[i] == v) l = l (l == "" ? "" : " ") $1 }
 		END { print l }'
 }
-KUNIT_RES=/sys/kernel/debug/kunit/slub_test/results
+KUNIT_RES=$TOPO_SYS/kernel/debug/kunit/slub_test/results
 
 # kunit_core: insmod kunit.ko where it is a module not yet loaded
 # kunit_run COPY [strict]: insmod slub_kunit (kunit_core first),
@@ -543,7 +548,7 @@ kunit_run() {
 # kunit_judge FILE [strict]: kunit_run's judgment of the KTAP in FILE
 kunit_judge() {
 	kj_rcu=$(kconfig SLUB_RCU_DEBUG) || kj_rcu="unknown, no $KCONFIG"
-	echo "$KUNIT_PARK_TABLE" | awk -v rcu="$kj_rcu" -v strict="$2" '
+	echo "$KUNIT_PARK_TABLE" | awk -v rcu="$kj_rcu" -v strict="${2:-}" '
 	function bad(m) { print "# FAIL: " m; nbad++ }
 	NR == FNR {
 		if (NF == 4) { park[++np] = $1; rcu_ok[$1] = $4 == "rcu" }
