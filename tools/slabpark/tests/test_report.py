@@ -156,7 +156,8 @@ class ReportTest(unittest.TestCase):
         line"""
         fixtures.CASES['lockstat'](self.dir)
         bad = os.path.join(self.files, 'lockstat', 'cross-park1-1.txt')
-        fixtures.write(bad, '%40s:' % runs.LOCK_CLASS + ' ?' * 12)
+        fixtures.write(bad, '%s\n%40s:%s\n' % (
+            runs.LOCK_HEADER, runs.LOCK_CLASS, ' ?' * 12))
         self.assertEqual(self.report(rc=1), "slabpark report: %s: '?' is "
                          "not a number\n" % bad)
         # a .results key that is a slabstat counter
