@@ -5,12 +5,16 @@ directory in the guest scripts' layouts."""
 
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 from unittest import mock
 
 from slabpark import config, facts, run, runs, stats
 from slabpark.tests import fixtures
+
+RUN_HOST = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), 'run-host.sh')
 
 
 class StatsTest(unittest.TestCase):
@@ -182,6 +186,24 @@ class ConfigTest(unittest.TestCase):
         # HOST=1: tools/run-host.sh checks the nodes against the machine
         self.assertEqual(config.load({'HOST': '1', 'FREE_NODE': '7'})
                          .FREE_NODE, 7)
+
+    def test_host_online_nodes(self):
+        """tools/run-host.sh: a node/online it cannot read as ranges (a
+        SLABPARK_SYSFS fake) refused with its error line, 08-09 decimal"""
+        with tempfile.TemporaryDirectory() as sys:
+            online = os.path.join(sys, 'devices', 'system', 'node', 'online')
+            env = dict(os.environ, RUNS='1', DURATION_MS='1', PLACEMENTS='x',
+                       LOCKSTAT='0', MEASURE='0', RESULTS_DIR=sys,
+                       SLABPARK_SYSFS=sys)
+            for text, err in (('garbage', "'garbage' is not a list of node "
+                               'ranges'), ('0,a-1', "'0,a-1' is not"),
+                              ('08-09', '(run it as root|no SLUB counters)')):
+                fixtures.write(online, text + '\n')
+                p = subprocess.run(
+                    ['bash', RUN_HOST, '--check-only'], env=env, text=True,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertRegex(p.stderr, '^slabpark: error: .*' + err)
 
     def test_reference(self):
         """every knob in make help's reference, with its default"""
