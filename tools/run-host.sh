@@ -81,7 +81,11 @@ module=${HOST_MODULE:-}
 # the online NUMA nodes: how many ids node/online names ("0-1", "0,2-3")
 online=$(cat "$sys/devices/system/node/online" 2>/dev/null) || online=
 nodes=0
-for r in ${online//,/ }; do nodes=$((nodes + ${r#*-} - ${r%-*} + 1)); done
+for r in ${online//,/ }; do
+	[[ $r =~ ^[0-9]+(-[0-9]+)?$ ]] ||
+		sp_die "$sys/devices/system/node/online: '$online' is not a list of node ranges"
+	nodes=$((nodes + 10#${r#*-} - 10#${r%-*} + 1))
+done
 # the series' debugfs switch of any cache (debug caches have none)
 switch="park switch"
 compgen -G "$sys/kernel/debug/slab/*/park" >/dev/null || switch="no park switch (base only)"

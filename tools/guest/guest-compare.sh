@@ -33,6 +33,11 @@ set -eu
 case $# in 4 | 5 | 6 | 7) ;; *) echo "usage: compare.sh RUNS DURATION_MS PLACEMENTS LOCKSTAT [SWEEP [MODES [MODARGS]]]" >&2; exit 2 ;; esac
 runs=$1 dur=$2 placements=$3 lockstat=$4 sweep=${5:-} only_modes=${6:-} modargs=${7:-}
 case "$sweep" in ''|sheaf) ;; *) echo "compare.sh: unknown sweep '$sweep'" >&2; exit 2 ;; esac
+if [ "$lockstat" = 1 ] && [ ! -w /proc/lock_stat ]; then
+	echo "compare.sh: no writable /proc/lock_stat: the kernel lacks CONFIG_LOCK_STAT" \
+		"(build it with tools/kernel/build-kernel.sh --config lockstat)" >&2
+	exit 1
+fi
 
 need_free=0
 for p in $placements; do [ "$p" = local ] || need_free=1; done

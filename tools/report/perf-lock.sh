@@ -55,7 +55,7 @@ while [ $# -gt 0 ]; do
 	-E) entries=$2 && shift ;;
 	--out) outdir=$2 && shift ;;
 	--record) force_record=1 ;;
-	-h | --help) usage && exit 0 ;;
+	-h | --help) usage; exit 0 ;;
 	--) shift && caches+=("$@") && break ;;
 	-*) usage_error "unknown option '$1'" ;;
 	*) caches+=("$1") ;;
@@ -72,6 +72,8 @@ slabstat() { PYTHONPATH=$HERE/.. python3 -m slabpark slabstat "$@"; }
 work=${outdir:-$(mktemp -d)}
 [ -n "$outdir" ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work"
+# a PERF relative to the current directory, from the work one
+[[ $PERF != */* || $PERF == /* ]] || PERF=$PWD/$PERF
 cd "$work"
 
 window=(sleep "$seconds")
@@ -120,7 +122,7 @@ fi | tee perf-lock.txt | sed 's/^/  /' ||
 
 if [ ${#caches[@]} -gt 0 ]; then
 	printf '\nslabstat split of %s (the same window):\n' "${caches[*]}"
-	slabstat split slab-before.dump slab-after.dump 2>&1 | sed 's/^/  /' || {
+	slabstat split slab-before.dump slab-after.dump 2>&1 | tee slabstat.txt | sed 's/^/  /' || {
 		echo "perf-lock: error: the counters of ${caches[*]} failed with status $?" >&2
 		rc=1
 	}

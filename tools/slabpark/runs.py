@@ -54,6 +54,7 @@ LOCKSTAT_POINTS = 4
 # contending points: NAME COUNT [<ADDRESS>] SYMBOL.  The class a report
 # reads, its numbers
 LOCK_CLASS = '&n->list_lock'
+LOCK_HEADER = 'lock_stat version 0.4'
 LOCK_SITE = re.compile(r'(.{40}) +(\S+) +\[<[0-9a-f]+>\] +(\S+)')
 LOCK_KEYS = ('contentions', 'acquisitions', 'waittime_total_us',
              'waittime_avg_us', 'waittime_max_us')
@@ -209,12 +210,18 @@ def add_lockstat(r: Run, path: str) -> None:
     acquisitions and wait total summed over its lines, the longest wait,
     their average), its call sites ('waiter' for a contention point,
     'holder' for a contending point), and contentions, wait time and waits
-    per call site as metrics.  A class without a line was not taken since
-    the clear: zeros.  An empty dump (a failed cat) has no metrics"""
-    nums = dict.fromkeys(LOCK_KEYS, 0.0)
-    dashes = None   # the dash lines since a line of the class, else None
+    per call site as metrics.  An empty dump (a failed cat) or one without
+    a line of the class (always taken in a run: a renamed class) has no
+    metrics; a cut one (a partial header or last line) is a ValueError"""
     with open(path) as f:
         text = f.read()
+    if not text:
+        return
+    if not text.startswith(LOCK_HEADER + '\n') or not text.endswith('\n'):
+        raise ValueError('%s: not a whole %s dump' % (path, LOCK_HEADER))
+    nums = dict.fromkeys(LOCK_KEYS, 0.0)
+    dashes = None   # the dash lines since a line of the class, else None
+    seen = False
     for line in text.splitlines():
         site = LOCK_SITE.match(line)
         if re.fullmatch(r' *-+', line):
@@ -229,6 +236,10 @@ def add_lockstat(r: Run, path: str) -> None:
             dashes = 0 if colon and lock_class(name) == LOCK_CLASS else None
             if dashes is not None:
                 c = cols.split()
+                if len(c) != 12:
+                    raise ValueError('%s: a short %s line: %r' % (
+                        path, LOCK_CLASS, line))
+                seen = True
                 con, top, total, acq = (number(path, c[i])
                                         for i in (1, 3, 4, 7))
                 nums['contentions'] += con
@@ -238,9 +249,9 @@ def add_lockstat(r: Run, path: str) -> None:
     if nums['contentions']:
         nums['waittime_avg_us'] = nums['waittime_total_us'] / \
             nums['contentions']
-    r.lock = nums
-    if not text:
+    if not seen:
         return
+    r.lock = nums
     m = {'lock_contentions': nums['contentions'],
          'lock_acquisitions': nums['acquisitions'],
          'lock_wait_ms': nums['waittime_total_us'] / 1000}

@@ -147,7 +147,7 @@ def lock_stat(con: int, acq: int, total: float, top: float,
     contentions, ACQ acquisitions, wait TOTAL and TOP us, its contention
     points WAITERS and contending points HOLDERS, (count, symbol)"""
     name, width = runs.LOCK_CLASS, 40 + 1 + 12 * (14 + 1)
-    text = 'lock_stat version 0.4\n%s\n%40s' % ('-' * width, 'class name')
+    text = '%s\n%s\n%40s' % (runs.LOCK_HEADER, '-' * width, 'class name')
     text += ''.join(' %14s' % c for c in (
         'con-bounces', 'contentions', 'waittime-min', 'waittime-max',
         'waittime-total', 'waittime-avg', 'acq-bounces', 'acquisitions',

@@ -156,7 +156,8 @@ class ReportTest(unittest.TestCase):
         line"""
         fixtures.CASES['lockstat'](self.dir)
         bad = os.path.join(self.files, 'lockstat', 'cross-park1-1.txt')
-        fixtures.write(bad, '%40s:' % runs.LOCK_CLASS + ' ?' * 12)
+        fixtures.write(bad, '%s\n%40s:%s\n' % (
+            runs.LOCK_HEADER, runs.LOCK_CLASS, ' ?' * 12))
         self.assertEqual(self.report(rc=1), "slabpark report: %s: '?' is "
                          "not a number\n" % bad)
         # a .results key that is a slabstat counter
@@ -205,16 +206,17 @@ class ScriptsTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def run_sh(self, argv, **env):
+    def run_sh(self, argv, cwd=None, **env):
         return subprocess.run(argv, env=dict(os.environ, **env), text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                              cwd=cwd, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
 
-    def perf_lock(self, *args, **env):
-        """perf-lock.sh ARGS with tests/data/fake-perf.sh: BPF works with
-        FAKE_BPF=1; it logs its arguments to perf.log"""
+    def perf_lock(self, *args, argv0=(PERF_LOCK,), **env):
+        """perf-lock.sh ARGS (run as ARGV0) with tests/data/fake-perf.sh:
+        BPF works with FAKE_BPF=1; it logs its arguments to perf.log"""
         self.log = os.path.join(self.t, 'perf.log')
         fixtures.write(self.log, '')
-        return self.run_sh(['bash', PERF_LOCK] + list(args), **{
+        return self.run_sh(['bash'] + list(argv0) + list(args), **{
             'PERF': os.path.join(fixtures.DATA, 'fake-perf.sh'),
             'FAKE_LOG': self.log, **env})
 
@@ -229,6 +231,11 @@ class ScriptsTest(unittest.TestCase):
         self.assertIn("perf-lock: mode: BPF ('%s/fake-perf.sh lock con -abl -E 5',"
                       " in-kernel aggregation, low perturbation), window 0.1 s"
                       % fixtures.DATA, p.stdout)
+        # a PERF relative to the current directory, not to the work one
+        p = self.perf_lock('-t', '0.1', cwd=fixtures.DATA, FAKE_BPF='1',
+                           PERF='./fake-perf.sh')
+        self.assertEqual((p.returncode, self.logged()[-1]),
+                         (0, 'lock con -abl -E 5 -- sleep 0.1'), p.stderr)
 
     def test_perf_lock_record(self):
         """without BPF: perf lock record + contention, saying why and that
@@ -251,6 +258,10 @@ class ScriptsTest(unittest.TestCase):
             p = self.perf_lock(*args, **env)
             self.assertEqual(p.returncode, rc, args)
             self.assertRegex(p.stderr, err)
+        # -h when sed cannot read the script for the usage: perf not run
+        with open(PERF_LOCK) as f:
+            p = self.perf_lock('-h', argv0=('-c', f.read(), self.t + '/none'))
+        self.assertEqual((p.returncode != 0, self.logged()), (True, []))
 
     def test_perf_lock_window(self):
         """the counters of the caches over the same window: slab-dump.sh
@@ -266,6 +277,8 @@ class ScriptsTest(unittest.TestCase):
         self.assertIn('slabstat split of nfs_page_test (the same window):\n'
                       '  ', p.stdout)
         self.assertIn('per-node split of the counter deltas', p.stdout)
+        with open(os.path.join(out, 'slabstat.txt')) as f:
+            self.assertIn('per-node split of the counter deltas', f.read())
         for f in ('slab-before.dump', 'slab-after.dump'):
             with open(os.path.join(out, f)) as d:
                 self.assertEqual(d.readline(), '@slab-dump 1\n')

@@ -5,12 +5,16 @@ directory in the guest scripts' layouts."""
 
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 from unittest import mock
 
 from slabpark import config, facts, run, runs, stats
 from slabpark.tests import fixtures
+
+RUN_HOST = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), 'run-host.sh')
 
 
 class StatsTest(unittest.TestCase):
@@ -52,8 +56,8 @@ class RunsTest(unittest.TestCase):
         """&n->list_lock of a /proc/lock_stat (tests/data/lock_stat):
         its lines (#2, #3) summed, the longest wait, the sites of each in
         order, not those of the classes around it; waits of the contention
-        points, not the contending ones; a dump without a line of it:
-        zeros; an empty dump: no figures"""
+        points, not the contending ones; an empty dump or one without a
+        line of it: no figures"""
         files = os.path.join(self.dir, 'guest', 'files')
         with open(os.path.join(fixtures.DATA, 'lock_stat')) as f:
             dump = f.read()
@@ -86,12 +90,46 @@ class RunsTest(unittest.TestCase):
             'waits_get_partial_node_bulk': 9000})
         self.assertEqual((one.metrics['waits_slab_free'], one.kind['park_slab'],
                           one.metrics['park_slab']), (31347, 'counter', 5))
-        self.assertEqual(none.of('lockstat'), dict.fromkeys((
-            'lock_contentions', 'lock_acquisitions', 'lock_wait_ms') + tuple(
-                'waits_' + s for s in runs.LOCKSTAT_SITES), 0))
         for r in none, empty:
-            self.assertEqual(r.lock, dict.fromkeys(runs.LOCK_KEYS, 0))
-        self.assertEqual(empty.of('lockstat'), {})
+            self.assertEqual((r.lock, r.sites, r.of('lockstat')),
+                             (None, [], {}))
+
+    def test_lockstat_dumps(self):
+        """&n->list_lock among classes whose names contain it, as a
+        rwlock's -W/-R lines; a dump cut in its line or in a site's (no
+        final newline), in the header, one short of columns: an error"""
+        def data(name):
+            with open(os.path.join(fixtures.DATA, name)) as f:
+                return f.read()
+        classes = data('lock_stat-classes')
+        cut = classes[:classes.index('25000.50')]
+        path = os.path.join(self.dir, 'dump')
+        for text, lock, sites in (
+                (classes, (323, 100004, 25100.5, 25100.5 / 323, 7000.25), [
+                    ('waiter', 300, '__slab_free'),
+                    ('waiter', 21, 'get_from_partial_node'),
+                    ('holder', 200, '__slab_free'),
+                    ('holder', 121, 'refill_sheaf'),
+                    ('waiter', 2, 'alloc_from_new_slab')]),
+                (data('lock_stat-rw'), (30, 300, 3, 0.1, 0.9), [
+                    ('waiter', 30, '__slab_free'), ('holder', 30, 'h')]),
+                (cut, 'not a whole lock_stat version 0.4 dump', None),
+                (classes[:classes.index('[<ffffffff81000005>]')],
+                 'not a whole lock_stat version 0.4 dump', None),
+                (classes[:300], 'not a whole lock_stat version 0.4 dump',
+                 None),
+                (cut + '\n', 'a short &n->list_lock line: %r' % (
+                    cut.splitlines()[-1]), None)):
+            fixtures.write(path, text)
+            r = runs.Run('cross', 'park=1', '', 1)
+            if sites is None:
+                with self.assertRaises(ValueError) as e:
+                    runs.add_lockstat(r, path)
+                self.assertEqual(str(e.exception), path + ': ' + lock)
+                continue
+            runs.add_lockstat(r, path)
+            self.assertEqual((r.lock, r.sites), (
+                dict(zip(runs.LOCK_KEYS, lock)), sites))
 
 
 class FactsTest(unittest.TestCase):
@@ -148,6 +186,24 @@ class ConfigTest(unittest.TestCase):
         # HOST=1: tools/run-host.sh checks the nodes against the machine
         self.assertEqual(config.load({'HOST': '1', 'FREE_NODE': '7'})
                          .FREE_NODE, 7)
+
+    def test_host_online_nodes(self):
+        """tools/run-host.sh: a node/online it cannot read as ranges (a
+        SLABPARK_SYSFS fake) refused with its error line, 08-09 decimal"""
+        with tempfile.TemporaryDirectory() as sys:
+            online = os.path.join(sys, 'devices', 'system', 'node', 'online')
+            env = dict(os.environ, RUNS='1', DURATION_MS='1', PLACEMENTS='x',
+                       LOCKSTAT='0', MEASURE='0', RESULTS_DIR=sys,
+                       SLABPARK_SYSFS=sys)
+            for text, err in (('garbage', "'garbage' is not a list of node "
+                               'ranges'), ('0,a-1', "'0,a-1' is not"),
+                              ('08-09', '(run it as root|no SLUB counters)')):
+                fixtures.write(online, text + '\n')
+                p = subprocess.run(
+                    ['bash', RUN_HOST, '--check-only'], env=env, text=True,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertRegex(p.stderr, '^slabpark: error: .*' + err)
 
     def test_reference(self):
         """every knob in make help's reference, with its default"""
