@@ -97,7 +97,8 @@ class RunsTest(unittest.TestCase):
     def test_lockstat_dumps(self):
         """&n->list_lock among classes whose names contain it, as a
         rwlock's -W/-R lines; a dump cut in its line or in a site's (no
-        final newline), in the header, one short of columns: an error"""
+        final newline), in the header, one short of columns, one of
+        lock debugging disabled: an error"""
         def data(name):
             with open(os.path.join(fixtures.DATA, name)) as f:
                 return f.read()
@@ -113,6 +114,11 @@ class RunsTest(unittest.TestCase):
                     ('waiter', 2, 'alloc_from_new_slab')]),
                 (data('lock_stat-rw'), (30, 300, 3, 0.1, 0.9), [
                     ('waiter', 30, '__slab_free'), ('holder', 30, 'h')]),
+                (runs.LOCK_HEADER + '\n*WARNING* lock debugging disabled!! -'
+                 ' possibly due to a lockdep warning\n' +
+                 data('lock_stat-rw').split('\n', 1)[1],
+                 'lock debugging disabled (a lockdep warning): lock_stat '
+                 'stopped counting in the run', None),
                 (cut, 'not a whole lock_stat version 0.4 dump', None),
                 (classes[:classes.index('[<ffffffff81000005>]')],
                  'not a whole lock_stat version 0.4 dump', None),
