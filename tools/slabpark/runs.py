@@ -55,7 +55,10 @@ LOCKSTAT_POINTS = 4
 # reads, its numbers
 LOCK_CLASS = '&n->list_lock'
 LOCK_HEADER = 'lock_stat version 0.4'
-# seq_header's second line once debug_locks is 0: no more contentions
+# its header block (seq_header): the version, dashes, the column line,
+# dashes; its second line once debug_locks is 0: no more contentions
+LOCK_HEAD = re.compile(re.escape(LOCK_HEADER) +
+                       r'\n-+\n +class name .* holdtime-avg\n-+\n')
 LOCK_OFF = '\n*WARNING* lock debugging disabled'
 LOCK_SITE = re.compile(r'(.{40}) +(\S+) +\[<[0-9a-f]+>\] +(\S+)')
 LOCK_KEYS = ('contentions', 'acquisitions', 'waittime_total_us',
@@ -214,8 +217,10 @@ def add_lockstat(r: Run, path: str) -> None:
     'holder' for a contending point), and contentions, wait time and waits
     per call site as metrics.  An empty dump (a failed cat) or one without
     a line of the class (always taken in a run: a renamed class) has no
-    metrics; a cut one (a partial header or last line) or one of lock
-    debugging disabled (figures of part of the run) is a ValueError"""
+    metrics; a cut one (a partial header block or last line) or one of
+    lock debugging disabled (figures of part of the run) is a ValueError.
+    A dump has no trailer: one cut after a line's end is not told from a
+    whole one"""
     with open(path) as f:
         text = f.read()
     if not text:
@@ -223,7 +228,7 @@ def add_lockstat(r: Run, path: str) -> None:
     if text.startswith(LOCK_HEADER + LOCK_OFF):
         raise ValueError('%s: lock debugging disabled (a lockdep warning):'
                          ' lock_stat stopped counting in the run' % path)
-    if not text.startswith(LOCK_HEADER + '\n') or not text.endswith('\n'):
+    if not LOCK_HEAD.match(text) or not text.endswith('\n'):
         raise ValueError('%s: not a whole %s dump' % (path, LOCK_HEADER))
     nums = dict.fromkeys(LOCK_KEYS, 0.0)
     dashes = None   # the dash lines since a line of the class, else None

@@ -156,8 +156,9 @@ class ReportTest(unittest.TestCase):
         line"""
         fixtures.CASES['lockstat'](self.dir)
         bad = os.path.join(self.files, 'lockstat', 'cross-park1-1.txt')
-        fixtures.write(bad, '%s\n%40s:%s\n' % (
-            runs.LOCK_HEADER, runs.LOCK_CLASS, ' ?' * 12))
+        fixtures.write(bad, '%s\n\n%40s:%s\n' % (
+            fixtures.lock_stat(0, 0, 0, 0).split('\n\n')[0],
+            runs.LOCK_CLASS, ' ?' * 12))
         self.assertEqual(self.report(rc=1), "slabpark report: %s: '?' is "
                          "not a number\n" % bad)
         # a .results key that is a slabstat counter

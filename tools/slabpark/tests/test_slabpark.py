@@ -97,13 +97,15 @@ class RunsTest(unittest.TestCase):
     def test_lockstat_dumps(self):
         """&n->list_lock among classes whose names contain it, as a
         rwlock's -W/-R lines; a dump cut in its line or in a site's (no
-        final newline), in the header, one short of columns, one of
+        final newline), in the header, of another version or without the
+        column line, one short of columns, one of
         lock debugging disabled: an error"""
         def data(name):
             with open(os.path.join(fixtures.DATA, name)) as f:
                 return f.read()
         classes = data('lock_stat-classes')
         cut = classes[:classes.index('25000.50')]
+        head, rest = classes.splitlines(True)[:5], classes.split('\n', 5)[5]
         path = os.path.join(self.dir, 'dump')
         for text, lock, sites in (
                 (classes, (323, 100004, 25100.5, 25100.5 / 323, 7000.25), [
@@ -124,6 +126,10 @@ class RunsTest(unittest.TestCase):
                  'not a whole lock_stat version 0.4 dump', None),
                 (classes[:300], 'not a whole lock_stat version 0.4 dump',
                  None),
+                ('lock_stat version 0.3' + classes[len(runs.LOCK_HEADER):],
+                 'not a whole lock_stat version 0.4 dump', None),
+                (''.join(head[:2] + head[3:]) + rest,
+                 'not a whole lock_stat version 0.4 dump', None),
                 (cut + '\n', 'a short &n->list_lock line: %r' % (
                     cut.splitlines()[-1]), None)):
             fixtures.write(path, text)
