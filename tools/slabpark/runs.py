@@ -248,8 +248,8 @@ def add_lockstat(r: Run, path: str) -> None:
             if dashes is not None:
                 c = cols.split()
                 if len(c) != 12:
-                    raise ValueError('%s: a short %s line: %r' % (
-                        path, LOCK_CLASS, line))
+                    raise ValueError('%s: a %s line of %d columns, not 12: '
+                                     '%r' % (path, LOCK_CLASS, len(c), line))
                 seen = True
                 con, top, total, acq = (number(path, c[i])
                                         for i in (1, 3, 4, 7))

@@ -130,8 +130,8 @@ class RunsTest(unittest.TestCase):
                  'not a whole lock_stat version 0.4 dump', None),
                 (''.join(head[:2] + head[3:]) + rest,
                  'not a whole lock_stat version 0.4 dump', None),
-                (cut + '\n', 'a short &n->list_lock line: %r' % (
-                    cut.splitlines()[-1]), None)):
+                (cut + '\n', 'a &n->list_lock line of 4 columns, not 12: %r'
+                 % (cut.splitlines()[-1]), None)):
             fixtures.write(path, text)
             r = runs.Run('cross', 'park=1', '', 1)
             if sites is None:
