@@ -86,7 +86,8 @@ class Run:
     metrics: Dict[str, float] = field(default_factory=dict)
     # a module run's: each metric's kind (counter, gauge, const, result,
     # latency, lockstat, derived), the .results, the kernel, its lock_stat
-    # dump's LOCK_KEYS and call sites (None without one)
+    # dump's LOCK_KEYS and call sites (None without one, {} for one
+    # without LOCK_CLASS)
     kind: Dict[str, str] = field(default_factory=dict)
     raw: Dict[str, str] = field(default_factory=dict)
     kernel: str = ''
@@ -215,10 +216,11 @@ def add_lockstat(r: Run, path: str) -> None:
     acquisitions and wait total summed over its lines, the longest wait,
     their average), its call sites ('waiter' for a contention point,
     'holder' for a contending point), and contentions, wait time and waits
-    per call site as metrics.  An empty dump (a failed cat) or one without
-    a line of the class (always taken in a run: a renamed class) has no
-    metrics; a cut one (a partial header block or last line) or one of
-    lock debugging disabled (figures of part of the run) is a ValueError.
+    per call site as metrics.  An empty dump (a failed cat) has no
+    metrics, one without a line of the class (kernel.lock_stat=0, lock
+    debugging off before the clear) {} as its LOCK_KEYS; a cut one (a
+    partial header block or last line) or one of lock debugging disabled
+    (figures of part of the run) is a ValueError.
     A dump has no trailer: one cut after a line's end is not told from a
     whole one"""
     with open(path) as f:
@@ -260,9 +262,9 @@ def add_lockstat(r: Run, path: str) -> None:
     if nums['contentions']:
         nums['waittime_avg_us'] = nums['waittime_total_us'] / \
             nums['contentions']
+    r.lock = nums if seen else {}
     if not seen:
         return
-    r.lock = nums
     m = {'lock_contentions': nums['contentions'],
          'lock_acquisitions': nums['acquisitions'],
          'lock_wait_ms': nums['waittime_total_us'] / 1000}

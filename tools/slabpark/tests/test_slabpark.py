@@ -57,7 +57,7 @@ class RunsTest(unittest.TestCase):
         its lines (#2, #3) summed, the longest wait, the sites of each in
         order, not those of the classes around it; waits of the contention
         points, not the contending ones; an empty dump or one without a
-        line of it: no figures"""
+        line of it: no figures, None and {}"""
         files = os.path.join(self.dir, 'guest', 'files')
         with open(os.path.join(fixtures.DATA, 'lock_stat')) as f:
             dump = f.read()
@@ -90,9 +90,9 @@ class RunsTest(unittest.TestCase):
             'waits_get_partial_node_bulk': 9000})
         self.assertEqual((one.metrics['waits_slab_free'], one.kind['park_slab'],
                           one.metrics['park_slab']), (31347, 'counter', 5))
-        for r in none, empty:
+        for r, lock in (none, {}), (empty, None):
             self.assertEqual((r.lock, r.sites, r.of('lockstat')),
-                             (None, [], {}))
+                             (lock, [], {}))
 
     def test_lockstat_dumps(self):
         """&n->list_lock among classes whose names contain it, as a
