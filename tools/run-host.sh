@@ -81,7 +81,8 @@ module=${HOST_MODULE:-}
 # the online NUMA nodes: how many ids node/online names ("0-1", "0,2-3")
 online=$(cat "$sys/devices/system/node/online" 2>/dev/null) || online=
 nodes=0
-for r in ${online//,/ }; do
+IFS=, read -ra ranges <<<"$online"
+for r in "${ranges[@]}"; do
 	[[ $r =~ ^[0-9]+(-[0-9]+)?$ ]] ||
 		sp_die "$sys/devices/system/node/online: '$online' is not a list of node ranges"
 	nodes=$((nodes + 10#${r#*-} - 10#${r%-*} + 1))

@@ -242,17 +242,24 @@ def _mode_key(m: str) -> int:
 
 
 def lockstat(runs: Runs, data: str, results: str) -> List[str]:
-    """the &n->list_lock tables (LOCKSTAT=1); [] without dumps, a line
-    saying so where LOCKSTAT=1 was asked for"""
+    """the &n->list_lock tables (LOCKSTAT=1) and a line counting the
+    dumps without the class; [] without dumps, a line saying so where
+    LOCKSTAT=1 was asked for"""
     ex: Dict[Tuple[str, str], List] = {}
+    without = sum(r.lock == {} for r in runs)
+    note = ['%d lock_stat dump(s) without &n->list_lock in %s (kernel.lock_stat'
+            '=0 or lock debugging off?)' % (without, os.path.join(
+                data, 'lockstat'))] if without else []
     for r in runs:
-        if r.lock is not None:
+        if r.lock:
             v = dict(r.lock, parks=r.metrics.get('park_slab', 0), waits=sum(
                 n for kind, n, fn in r.sites
                 if kind == 'waiter' and fn == '__slab_free'))
             v['share'] = 100 * v['contentions'] / v['acquisitions'] \
                 if v['acquisitions'] > 0 else 0
             ex.setdefault((r.scenario, r.mode), []).append((v, r.sites))
+    if not ex and note:
+        return ['', '== &n->list_lock: ' + note[0]]
     if not ex:
         return ['', '== &n->list_lock: no lock_stat excerpts in %s' %
                 os.path.join(data, 'lockstat')] \
@@ -282,7 +289,7 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
             + fmt % tuple(cell(*c) for c in cols)
 
     out = ['', '== &n->list_lock (CONFIG_LOCK_STAT; all caches\' '
-           'list_locks): median (min-max) of the runs',
+           'list_locks): median (min-max) of the runs'] + note + [
            'placement park   runs  contentions            acquisitions     '
            '            contended %']
     out += [row('%-22s %-28s %s%%', k, ('contentions', 0, False),

@@ -55,6 +55,11 @@ LOCKSTAT_POINTS = 4
 # reads, its numbers
 LOCK_CLASS = '&n->list_lock'
 LOCK_HEADER = 'lock_stat version 0.4'
+# its header block (seq_header): the version, dashes, the column line,
+# dashes; its second line once debug_locks is 0: no more contentions
+LOCK_HEAD = re.compile(re.escape(LOCK_HEADER) +
+                       r'\n-+\n +class name .* holdtime-avg\n-+\n')
+LOCK_OFF = '\n*WARNING* lock debugging disabled'
 LOCK_SITE = re.compile(r'(.{40}) +(\S+) +\[<[0-9a-f]+>\] +(\S+)')
 LOCK_KEYS = ('contentions', 'acquisitions', 'waittime_total_us',
              'waittime_avg_us', 'waittime_max_us')
@@ -81,7 +86,8 @@ class Run:
     metrics: Dict[str, float] = field(default_factory=dict)
     # a module run's: each metric's kind (counter, gauge, const, result,
     # latency, lockstat, derived), the .results, the kernel, its lock_stat
-    # dump's LOCK_KEYS and call sites (None without one)
+    # dump's LOCK_KEYS and call sites (None without one, {} for one
+    # without LOCK_CLASS)
     kind: Dict[str, str] = field(default_factory=dict)
     raw: Dict[str, str] = field(default_factory=dict)
     kernel: str = ''
@@ -210,14 +216,21 @@ def add_lockstat(r: Run, path: str) -> None:
     acquisitions and wait total summed over its lines, the longest wait,
     their average), its call sites ('waiter' for a contention point,
     'holder' for a contending point), and contentions, wait time and waits
-    per call site as metrics.  An empty dump (a failed cat) or one without
-    a line of the class (always taken in a run: a renamed class) has no
-    metrics; a cut one (a partial header or last line) is a ValueError"""
+    per call site as metrics.  An empty dump (a failed cat) has no
+    metrics, one without a line of the class (kernel.lock_stat=0, lock
+    debugging off before the clear) {} as its LOCK_KEYS; a cut one (a
+    partial header block or last line) or one of lock debugging disabled
+    (figures of part of the run) is a ValueError.
+    A dump has no trailer: one cut after a line's end is not told from a
+    whole one"""
     with open(path) as f:
         text = f.read()
     if not text:
         return
-    if not text.startswith(LOCK_HEADER + '\n') or not text.endswith('\n'):
+    if text.startswith(LOCK_HEADER + LOCK_OFF):
+        raise ValueError('%s: lock debugging disabled (a lockdep warning):'
+                         ' lock_stat stopped counting in the run' % path)
+    if not LOCK_HEAD.match(text) or not text.endswith('\n'):
         raise ValueError('%s: not a whole %s dump' % (path, LOCK_HEADER))
     nums = dict.fromkeys(LOCK_KEYS, 0.0)
     dashes = None   # the dash lines since a line of the class, else None
@@ -237,8 +250,8 @@ def add_lockstat(r: Run, path: str) -> None:
             if dashes is not None:
                 c = cols.split()
                 if len(c) != 12:
-                    raise ValueError('%s: a short %s line: %r' % (
-                        path, LOCK_CLASS, line))
+                    raise ValueError('%s: a %s line of %d columns, not 12: '
+                                     '%r' % (path, LOCK_CLASS, len(c), line))
                 seen = True
                 con, top, total, acq = (number(path, c[i])
                                         for i in (1, 3, 4, 7))
@@ -249,9 +262,9 @@ def add_lockstat(r: Run, path: str) -> None:
     if nums['contentions']:
         nums['waittime_avg_us'] = nums['waittime_total_us'] / \
             nums['contentions']
+    r.lock = nums if seen else {}
     if not seen:
         return
-    r.lock = nums
     m = {'lock_contentions': nums['contentions'],
          'lock_acquisitions': nums['acquisitions'],
          'lock_wait_ms': nums['waittime_total_us'] / 1000}

@@ -150,14 +150,35 @@ class ReportTest(unittest.TestCase):
                                                    if shutil.which('gnuplot')
                                                    else ''))
 
+    def test_lockstat_without_class(self):
+        """dumps without &n->list_lock counted, alone in place of the
+        tables or under their title"""
+        head = fixtures.lock_stat(0, 0, 0, 0).split('\n\n')[0] + '\n\n'
+        note = ('1 lock_stat dump(s) without &n->list_lock in %s (kernel.'
+                'lock_stat=0 or lock debugging off?)' % os.path.join(
+                    self.files, 'lockstat'))
+        for case, mode, rnd, want in (
+                ('asked', '0', 1, ['== &n->list_lock: ' + note]),
+                ('lockstat', '1', 2, [
+                    "== &n->list_lock (CONFIG_LOCK_STAT; all caches' "
+                    'list_locks): median (min-max) of the runs', note])):
+            with self.subTest(case):
+                shutil.rmtree(self.dir)
+                fixtures.CASES[case](self.dir)
+                fixtures.lock_dump(self.files, 'cross', mode, rnd, head)
+                lines = self.report()
+                i = lines.index(want[0])
+                self.assertEqual(lines[i:i + len(want)], want)
+
     def test_bad_data(self):
         """a count that is not a number: the error names its file; a
         metric of two kinds, its run; two layouts, both; no runs: one
         line"""
         fixtures.CASES['lockstat'](self.dir)
         bad = os.path.join(self.files, 'lockstat', 'cross-park1-1.txt')
-        fixtures.write(bad, '%s\n%40s:%s\n' % (
-            runs.LOCK_HEADER, runs.LOCK_CLASS, ' ?' * 12))
+        fixtures.write(bad, '%s\n\n%40s:%s\n' % (
+            fixtures.lock_stat(0, 0, 0, 0).split('\n\n')[0],
+            runs.LOCK_CLASS, ' ?' * 12))
         self.assertEqual(self.report(rc=1), "slabpark report: %s: '?' is "
                          "not a number\n" % bad)
         # a .results key that is a slabstat counter

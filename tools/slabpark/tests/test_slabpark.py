@@ -57,7 +57,7 @@ class RunsTest(unittest.TestCase):
         its lines (#2, #3) summed, the longest wait, the sites of each in
         order, not those of the classes around it; waits of the contention
         points, not the contending ones; an empty dump or one without a
-        line of it: no figures"""
+        line of it: no figures, None and {}"""
         files = os.path.join(self.dir, 'guest', 'files')
         with open(os.path.join(fixtures.DATA, 'lock_stat')) as f:
             dump = f.read()
@@ -90,19 +90,22 @@ class RunsTest(unittest.TestCase):
             'waits_get_partial_node_bulk': 9000})
         self.assertEqual((one.metrics['waits_slab_free'], one.kind['park_slab'],
                           one.metrics['park_slab']), (31347, 'counter', 5))
-        for r in none, empty:
+        for r, lock in (none, {}), (empty, None):
             self.assertEqual((r.lock, r.sites, r.of('lockstat')),
-                             (None, [], {}))
+                             (lock, [], {}))
 
     def test_lockstat_dumps(self):
         """&n->list_lock among classes whose names contain it, as a
         rwlock's -W/-R lines; a dump cut in its line or in a site's (no
-        final newline), in the header, one short of columns: an error"""
+        final newline), in the header, of another version or without the
+        column line, one short of columns, one of
+        lock debugging disabled: an error"""
         def data(name):
             with open(os.path.join(fixtures.DATA, name)) as f:
                 return f.read()
         classes = data('lock_stat-classes')
         cut = classes[:classes.index('25000.50')]
+        head, rest = classes.splitlines(True)[:5], classes.split('\n', 5)[5]
         path = os.path.join(self.dir, 'dump')
         for text, lock, sites in (
                 (classes, (323, 100004, 25100.5, 25100.5 / 323, 7000.25), [
@@ -113,13 +116,22 @@ class RunsTest(unittest.TestCase):
                     ('waiter', 2, 'alloc_from_new_slab')]),
                 (data('lock_stat-rw'), (30, 300, 3, 0.1, 0.9), [
                     ('waiter', 30, '__slab_free'), ('holder', 30, 'h')]),
+                (runs.LOCK_HEADER + '\n*WARNING* lock debugging disabled!! -'
+                 ' possibly due to a lockdep warning\n' +
+                 data('lock_stat-rw').split('\n', 1)[1],
+                 'lock debugging disabled (a lockdep warning): lock_stat '
+                 'stopped counting in the run', None),
                 (cut, 'not a whole lock_stat version 0.4 dump', None),
                 (classes[:classes.index('[<ffffffff81000005>]')],
                  'not a whole lock_stat version 0.4 dump', None),
                 (classes[:300], 'not a whole lock_stat version 0.4 dump',
                  None),
-                (cut + '\n', 'a short &n->list_lock line: %r' % (
-                    cut.splitlines()[-1]), None)):
+                ('lock_stat version 0.3' + classes[len(runs.LOCK_HEADER):],
+                 'not a whole lock_stat version 0.4 dump', None),
+                (''.join(head[:2] + head[3:]) + rest,
+                 'not a whole lock_stat version 0.4 dump', None),
+                (cut + '\n', 'a &n->list_lock line of 4 columns, not 12: %r'
+                 % (cut.splitlines()[-1]), None)):
             fixtures.write(path, text)
             r = runs.Run('cross', 'park=1', '', 1)
             if sites is None:
