@@ -1168,14 +1168,16 @@ STEPS = (
     Step('shellcheck', do_shellcheck, what='shellcheck -x of every script'),
     Step('python-lint', do_python_lint,
          what='py_compile, pyflakes3, flake8 of every Python file'),
-    Step('python', do_python,
-         what="tools/slabpark's unit tests, make run's refusals"),
     Step('host-refusals', do_host_refusals,
          what="make run HOST=1's refusals on fake trees and this host"),
     Step('docs', do_docs,
          what='every .rst valid; parameters, attributes, variables named'),
     Step('kernel-source', cmd('tools/kernel/kernel-src.sh'),
          what='the 7.3 tree'),
+    # after kernel-source: the tests that need the tree's ktap_helpers.sh
+    # and kunit_parser.py run, not skip, on a fresh cache
+    Step('python', do_python,
+         what="tools/slabpark's unit tests, make run's refusals"),
     Step('checkpatch', do_checkpatch,
          what='checkpatch --strict of the patches and sources'),
     Step('series-bisect', do_series_bisect,
