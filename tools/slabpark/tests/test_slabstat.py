@@ -276,7 +276,9 @@ TEXT_ROWS = (
         ('free_slowpath', '1,000,000 (500,000-1,500,000) 1,500,000 (1,000,000-2,000,000) '
          '1,250,000 (1,000,000-1,500,000) 500,000 +50.00% 250,000 +25.00%'))),
     (('compare', '--labels', 'nosheaves,sheaves', 'nosheaf', '--', 'off1', 'off2'), '', (
-        ('SHEAF_FLUSH / sheaf_capacity', 'n/a 7,500 (5,000-10,000) n/a'),)),
+        ('SHEAF_FLUSH / sheaf_capacity', 'n/a 7,500 (5,000-10,000) n/a'),
+        # one run: no range
+        ('free_slowpath', '1,000,000 750,000 (500,000-1,000,000) -250,000 -25.00%'))),
 )
 
 # the command, the CSV's header, lines it has (compare's others: outputs/guest-2x2/cross.csv)
