@@ -319,6 +319,12 @@ class Change:
             self.delta = sum(d for _, d in self.parts) if self.parts else self.unwrap(self.delta)
             self.value = float(self.delta)
 
+    def cells(self, num: Callable, gap, pct: str, undef: str) -> list:
+        """before, after, delta (NUM of each, GAP where absent) and change"""
+        d = self.delta if self.both else None
+        return [gap if x is None else num(x) for x in (self.a, self.b, d)] + \
+            ['absent' if d is None else fmt_pct(self.change_pct(), pct, undef)]
+
     def change_pct(self) -> Optional[float]:
         """None: absent in a dump, or 0 before and not after"""
         if not self.both or (self.a == 0 and self.b != 0):
@@ -373,11 +379,8 @@ def diff_text(d: Delta, per_node: bool) -> str:
     nodes = range(d.nnodes)
     for cd in d.c:
         o.append('\ncache: %s\n\n' % cd.name)
-        o.append(table([['metric', 'before', 'after', 'delta', 'change']] + [
-            [m.name, None if m.a is None else fmt_int(m.a), None if m.b is None else fmt_int(m.b),
-             fmt_int(m.delta) if m.both else None,
-             'absent' if not m.both else fmt_pct(m.change_pct(), '%+.2f%%', 'n/a')]
-            for m in cd.m]))
+        o.append(table([['metric', 'before', 'after', 'delta', 'change']] +
+                       [[m.name] + m.cells(fmt_int, None, '%+.2f%%', 'n/a') for m in cd.m]))
         o += ['note: %s: the per-CPU counter wrapped at 2^32 on %d CPU(s); delta corrected\n'
               % (m.name, m.wrapped) for m in cd.m if m.wrapped]
         o.append('\n' + table([['derived', 'value']] + [
@@ -410,9 +413,7 @@ def diff_csv(d: Delta, per_node: bool) -> str:
     rows = [['cache', 'kind', 'metric', 'before', 'after', 'delta', 'change_pct'] +
             ['node%d' % n for n in nodes]]
     for cd in d.c:
-        rows += [[cd.name, m.type, m.name, '' if m.a is None else str(m.a),
-                  '' if m.b is None else str(m.b), str(m.delta) if m.both else '',
-                  'absent' if not m.both else fmt_pct(m.change_pct(), '%.2f', '')] +
+        rows += [[cd.name, m.type, m.name] + m.cells(str, '', '%.2f', '') +
                  ['' if m.type == 'fact' or not m.both else str(m.node[n]) for n in nodes]
                  for m in cd.m]
         rows += [[cd.name, 'derived', DERIVED[j][0], '', '', _csv_num(v) if st == OK else '',
