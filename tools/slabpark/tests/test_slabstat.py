@@ -79,8 +79,6 @@ def mk_dump(k, patched, ncpu=4, results=(), caches=(CACHE,), kernel='7.3.4-fixtu
 
 def write(path, text, mode=0o644):
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    if os.path.exists(path):
-        os.chmod(path, 0o600)
     with open(path, 'w') as f:
         f.write(text)
     os.chmod(path, mode)
@@ -124,7 +122,6 @@ def row(metric, text):
     for line in map(str.lstrip, text.split('\n')):
         if line.startswith(metric + ' '):
             return metric + ' ' + ' '.join(line[len(metric):].split())
-    return None
 
 
 def flat(doc, prefix=''):
