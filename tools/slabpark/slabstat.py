@@ -496,10 +496,9 @@ class Row:
         s = self.g[g][0]
         if not s:
             return 'n/a' if self.g[g][1] else 'absent'
-        if s.n == 1:
-            return self.fmt(s.med)
         sep = '..' if s.lo < 0 or s.hi < 0 else '-'
-        return '%s (%s%s%s)' % (self.fmt(s.med), self.fmt(s.lo), sep, self.fmt(s.hi))
+        return self.fmt(s.med) if s.n == 1 else \
+            '%s (%s%s%s)' % (self.fmt(s.med), self.fmt(s.lo), sep, self.fmt(s.hi))
 
     def text(self, n: int, with_delta: bool) -> List[Optional[str]]:
         cells = [self.label] + [self.cell(g) for g in range(n)]
@@ -520,23 +519,17 @@ class Row:
         return cells
 
     def json(self, labels: List[str]) -> dict:
-        e = {'kind': self.kind}
-        if self.label != self.key:
-            e['label'] = self.label
-        e['groups'] = []
+        groups = []
         for g, (s, undef) in enumerate(self.g):
-            x = {'label': labels[g], 'runs': s.n if s else 0}
-            if s:
-                x.update(median=s.med, min=s.lo, max=s.hi)
-            elif undef:
-                x['undefined'] = 'zero denominator in every run'
-            else:
-                x['absent'] = 'no run has it'
+            groups.append({'label': labels[g], 'runs': s.n if s else 0})
+            groups[-1].update({'median': s.med, 'min': s.lo, 'max': s.hi} if s else
+                              {'undefined': 'zero denominator in every run'} if undef else
+                              {'absent': 'no run has it'})
             delta, pct, _ = self.vs_first(g)
             if g and delta is not None:
-                x.update(delta=delta, change_pct=pct)
-            e['groups'].append(x)
-        return e
+                groups[-1].update(delta=delta, change_pct=pct)
+        label = {'label': self.label} if self.label != self.key else {}     # a derived row's
+        return {'kind': self.kind, **label, 'groups': groups}
 
 
 def _cache_rows(groups: List[List[dict]], cache: str) -> Tuple[List[Row], List[Row]]:
