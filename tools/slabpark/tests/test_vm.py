@@ -56,7 +56,6 @@ REFUSALS = (
     ({'nodes': 0}, 'NODES=0: must be 1..8'),
     ({'nodes': 9}, 'NODES=9: must be 1..8'),
     ({'cpus_per_node': 33}, 'CPUS_PER_NODE=33: must be 1..32'),
-    ({'shape': 'cpuless8'}, 'shape cpuless8: unknown'),
     ({'stages': ['/nonexistent:x']}, 'stage /nonexistent: no such file'),
     ({'script': '/nonexistent'}, 'no guest script /nonexistent'),
 )
