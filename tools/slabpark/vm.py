@@ -239,21 +239,18 @@ def unpack_files(data, dest):
     -END lines in DATA (its ttyS1), unpacked into DEST; False if broken."""
     try:
         with open(data, 'rb') as f:
-            lines = f.read().decode('ascii', 'replace').splitlines()
+            text = f.read().decode('ascii', 'replace')
     except OSError:
         return True
-    lines = list(itertools.dropwhile(
-        lambda t: not t.startswith('SLABPARK-FILES-BEGIN'), lines))[1:]
-    if not lines:
+    m = re.search('^SLABPARK-FILES-BEGIN.*?$(.*?)(^SLABPARK-FILES-END|\\Z)',
+                  text, re.M | re.S)
+    if not m:
         return True
-    body = itertools.takewhile(
-        lambda t: not t.startswith('SLABPARK-FILES-END'), lines)
     os.makedirs(dest, exist_ok=True)
     try:
-        blob = base64.b64decode(''.join(t.strip() for t in body),
-                                validate=True)
+        blob = base64.b64decode(''.join(m.group(1).split()), validate=True)
         with tarfile.open(fileobj=io.BytesIO(blob), mode='r:gz') as tar:
-            if not all(plain_member(m) for m in tar.getmembers()):
+            if not all(map(plain_member, tar.getmembers())):
                 return False
             tar.extractall(dest, **({'filter': 'data'} if hasattr(
                 tarfile, 'data_filter') else {}))
@@ -270,12 +267,10 @@ def problem(lines):
         regex = re.compile(f.read().strip())
     for i, t in enumerate(lines):
         if regex.search(t):
-            report = [t]
-            for u in lines[i + 1:i + 60]:
-                report.append(u)
-                if '---[ end trace' in u:
-                    break
-            return i + 1, report
+            report = lines[i:i + 60]
+            end = next((j for j, u in enumerate(report)
+                        if '---[ end trace' in u), len(report))
+            return i + 1, report[:end + 1]
     return None
 
 
