@@ -194,10 +194,8 @@ class Config:
             v = env.get(k.name, '')
             if v:
                 self.given.add(k.name)
-            elif callable(k.default):
-                v = k.default(vars(self))
             else:
-                v = k.default
+                v = k.default(vars(self)) if callable(k.default) else k.default
             self.env[k.name] = v
             try:
                 val = k.check(v) if k.check else v

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Unit tests of slabpark.vm without booting: QEMU's command line, the
-initramfs list, and whole runs against a fake QEMU (it prints a console,
-writes the files' serial line, sleeps)."""
+"""slabpark.vm without booting: runs against a fake QEMU (it prints a
+console, writes the files' serial line, sleeps); make device-kit's tree."""
 
 import _ctypes
 import base64
@@ -138,7 +137,6 @@ class StagedTest(unittest.TestCase):
 
 class KitTest(unittest.TestCase):
     def test_copy_libs(self):
-        """every library of each binary, ld-linux among them"""
         with tempfile.TemporaryDirectory() as d:
             vm.copy_libs(d, sys.executable, _ctypes.__file__)
             self.assertLessEqual({'ld-linux-x86-64.so.2', 'libc.so.6',
@@ -183,8 +181,7 @@ class KitTest(unittest.TestCase):
 
 @unittest.skipUnless(shutil.which('busybox'), 'no busybox')
 class RunTest(unittest.TestCase):
-    """run() against the fake QEMU and a fake kernel build (a
-    gen_init_cpio that prints the files of its /slabpark/args and env)."""
+    """a fake build's gen_init_cpio prints /slabpark/args and env"""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
