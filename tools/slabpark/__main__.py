@@ -1,9 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""python3 -m slabpark COMMAND: the host side.  --help lists the
-commands but slabstat (tools/guest/slab-dump.sh's dumps,
-slabpark.slabstat), whose '--' argparse would take.  Exit status: 0 ok,
-1 no data or bad data, 2 usage.
-"""
+"""python3 -m slabpark COMMAND; --help lists all but slabstat (whose
+'--' argparse would take).  Exit status: 0 ok, 1 no or bad data, 2 usage."""
 
 import argparse
 import os
@@ -13,8 +10,6 @@ from . import check, config, deps, ktap, run, slabstat, steps, summary
 
 
 class Parser(argparse.ArgumentParser):
-    """a usage error in one line (the usage: --help)"""
-
     def error(self, message):
         self.exit(2, '%s: error: %s\n' % (self.prog, message))
 
@@ -58,7 +53,6 @@ def main(argv=None) -> int:
                     'as a 2 x 2 guest, one boot of each kernel, and print '
                     'the report')
     argv = sys.argv[1:] if argv is None else argv
-    # before argparse, which would take the '--' between compare's groups
     if argv[:1] == ['slabstat']:
         return slabstat.main(argv[1:])
     args = ap.parse_args(argv)
@@ -83,7 +77,6 @@ def main(argv=None) -> int:
             return 0
         lines, _ = run.write_report(args.results, args.where, args.runs)
     except (FileNotFoundError, KeyError, ValueError) as e:
-        # ValueError: json's and slabstat's errors too
         print('slabpark %s: %s' % (args.cmd, e), file=sys.stderr)
         return 1
     sys.stdout.write('\n'.join(lines) + '\n')

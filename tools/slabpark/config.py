@@ -1,35 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The knobs of make run, make check and make soak: one table.
-
-KNOBS is the reference (make help, python3 -m slabpark run --help print
-it): each knob's name, default, check and help.  load() reads them from
-the environment once: a value given empty is the default, a default may
-depend on the knobs before it, each value is checked, then RULES, the
-combinations refused.  The first problem is a ConfigError whose message
-is "NAME=VALUE: why".  A knob without a check is read and checked where
-its help says (make check, make soak, tools/run-host.sh).
-"""
+"""The knobs of make run, make check and make soak, one table (KNOBS;
+make help prints it).  load() reads them from the environment once, in
+order (empty is the default; a default may depend on the knobs above),
+checks each, then RULES; the first problem is ConfigError("NAME=VALUE:
+why").  A knob without a check is checked where its help says."""
 
 import os
+import textwrap
 import time
-from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Tuple, Union
+from collections import namedtuple
 
 PLACEMENTS = ('cross', 'local', 'balanced')
 PARK_MODES = ('0', '1', '2')
 WORKLOADS = ('mmap1', 'mmapaddr')
 MAX_TASKS = 1024
-# the guest's size (slabpark.vm.topology checks them too)
+# the guest's size (slabpark.vm.topology's too)
 MAX_NODES = 8
 MAX_CPUS_PER_NODE = 32
 
 
 class ConfigError(Exception):
-    """A knob refused: 'NAME=VALUE: why'."""
+    pass
 
 
 def upto(most=None):
-    """a positive integer, up to MOST"""
     def check(v):
         if not v.isdigit() or int(v) == 0:
             raise ValueError('must be a positive integer')
@@ -58,7 +52,6 @@ def choice(*allowed):
 
 
 def words(allowed, what):
-    """a list of distinct words of ALLOWED"""
     def check(v):
         seen = []
         for w in v.split():
@@ -82,15 +75,13 @@ def tasks(v):
 
 
 def directory(v):
-    """an existing directory"""
     if v and not os.path.isdir(v):
         raise ValueError('no such directory')
     return os.path.abspath(v) if v else v
 
 
 def results_dir(v):
-    """a directory to make or one that exists, made absolute (HOST=1's
-    run-host.sh works from the checkout)"""
+    # absolute: HOST=1's run-host.sh works from the checkout
     if os.path.exists(v) and not os.path.isdir(v):
         raise ValueError('exists and is not a directory')
     return os.path.abspath(v)
@@ -103,26 +94,14 @@ def node(v):
 
 
 def runs_default(k):
-    """each boot is a round with BASE=1; with lock_stat, a run has a few
-    hundred contentions whose count varies a lot from run to run: 10
-    rounds, so that the modes can be told apart"""
+    # BASE=1: a boot a round; LOCKSTAT=1: a run's few hundred contentions
+    # vary a lot, 10 rounds tell the modes apart
     return '1' if k['BASE'] else '5' if k['MIN_PARTIAL'] else \
         '10' if k['LOCKSTAT'] else '3'
 
 
-Default = Union[str, Callable[[Dict[str, object]], str]]
-
-
-@dataclass(frozen=True)
-class Knob:
-    name: str
-    default: Default
-    check: Optional[Callable[[str], object]]
-    help: str
-
-
-# in the order they are resolved: a default may read the knobs above it
-KNOBS: Tuple[Knob, ...] = (
+Knob = namedtuple('Knob', 'name default check help')
+KNOBS = (
     Knob('HOST', '0', flag, '1: no VM: the comparison on this machine, a 2-node '
          'box booted into the patched kernel, as root, with python3 '
          '(tools/run-host.sh: its prerequisites; HOST=1 PYTHONPATH=tools '
@@ -205,20 +184,18 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
 
 
 class Config:
-    """The knobs resolved: .env[NAME] the string (what the scripts get),
-    .NAME the checked value; .given the names set in the environment."""
+    """.env[NAME]: the string the scripts get; .NAME: the checked value;
+    .given: the names set in the environment"""
 
     def __init__(self, env):
-        self.env: Dict[str, str] = {}
+        self.env = {}
         self.given = set()
         for k in KNOBS:
             v = env.get(k.name, '')
             if v:
                 self.given.add(k.name)
-            elif callable(k.default):
-                v = k.default(vars(self))
             else:
-                v = k.default
+                v = k.default(vars(self)) if callable(k.default) else k.default
             self.env[k.name] = v
             try:
                 val = k.check(v) if k.check else v
@@ -229,12 +206,11 @@ class Config:
                 self.env[k.name] = val      # e.g. a directory made absolute
 
     def experiment(self):
-        """what is not the plain module comparison"""
         return self.BASE or self.WORKLOAD or self.MIN_PARTIAL or self.FLUSH
 
 
 NOT_PLAIN = '(not BASE, WORKLOAD, MIN_PARTIAL or FLUSH)'
-# the combinations refused: (the knob named, refused when, why); in order
+# the combinations refused, in order: (the knob named, refused when, why)
 RULES = (
     ('MEASURE', lambda c: c.MEASURE and c.PATCHES,
      'measures the series: not with PATCHES=none'),
@@ -260,8 +236,6 @@ RULES = (
      'builds base and patched 7.3.4 trees: not with KSRC='),
     ('HOST', lambda c: c.HOST and c.experiment(),
      'runs the module comparison only ' + NOT_PLAIN),
-    # given (not the default; theirs are strings, not callables) in an
-    # experiment
     *((n, lambda c, n=n: c.env[n] != BY_NAME[n].default and c.experiment(),
        'goes with the plain module comparison only ' + NOT_PLAIN)
       for n in ('SWEEP', 'MEASURE', 'ALLOC_NODE', 'FREE_NODE')),
@@ -284,8 +258,6 @@ RULES = (
 
 
 def load(env=os.environ) -> Config:
-    """The knobs of ENV resolved and checked; ConfigError for the first
-    problem."""
     cfg = Config(env)
     for name, refused, why in RULES:
         if refused(cfg):
@@ -295,8 +267,6 @@ def load(env=os.environ) -> Config:
 
 
 def reference(width=78) -> str:
-    """KNOBS as text: make help's and run --help's knob reference."""
-    import textwrap
     out = []
     for k in KNOBS:
         d = k.default if isinstance(k.default, str) else ''

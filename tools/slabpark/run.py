@@ -1,15 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make run (python3 -m slabpark run), run --report DIR (make run
-HOST=1's runs in DIR/host, reported elsewhere) and make device-kit.
-
-A refused knob is one line "slabpark: error: NAME=VALUE: why", exit
-status 2, before anything is built; HOST=1 hands over to
-tools/run-host.sh.  Otherwise the module comparison
-(tools/guest/guest-compare.sh) boots into RESULTS/guest/, or an
-experiment: BASE=1 (boots base, patched, ..., BOOTS of each, into
-RESULTS/boot<NN>-<kernel>/), WORKLOAD=, MIN_PARTIAL=1 or FLUSH=1.  Then
-report.txt, summary.txt (printed) and the tables.
-"""
+"""make run, run --report DIR (HOST=1's runs, reported elsewhere) and
+make device-kit."""
 
 import contextlib
 import glob
@@ -27,9 +18,6 @@ from . import check, comparison, config, deps, facts, report, summary, vm
 # of the default capacity of nfs_page_test (60) up to 4x it
 FLUSH_INFLIGHT = 4096
 TOP = config.TOP
-# what a HOST=1 run keeps in RESULTS/host/knobs (tools/run-host.sh)
-HOST_KNOBS = ('RUNS', 'DURATION_MS', 'PLACEMENTS', 'LOCKSTAT', 'MEASURE',
-              'SWEEP')
 # make device-kit: what each boot runs, the most a device run carries,
 # QEMU's TCG module and the firmware of a -nodefaults PC booted -kernel
 KIT_GUEST = ('tools/guest/guest-device.sh', '4000', '16 32')
@@ -41,7 +29,7 @@ QEMU_FIRMWARE = ('/usr/share/seabios/bios-256k.bin',
 
 
 class Failed(Exception):
-    """A step of the run failed (exit status 1)."""
+    """exit status 1"""
 
 
 def kernels(cfg) -> List[str]:
@@ -55,22 +43,18 @@ def patched_modes(cfg) -> str:
 
 
 def guest_cmd(cfg, kernel: str, boot: int = 0) -> List[str]:
-    """the guest script of a boot; with BASE=1 every other patched boot
-    runs its modes in reverse order, so that no mode is always the first
-    run of a boot (the first 5 alternating boots, in fixed order, put
-    local park=1 at 0.84x base beyond noise, though it runs the same code
-    as park=0)"""
+    """the guest script of a boot.  With BASE=1, every other patched boot
+    runs its modes reversed (in fixed order, local park=1 came out 0.84x
+    base beyond noise, running park=0's code), and a base boot runs once
+    where a patched one runs each mode"""
     modes = patched_modes(cfg) if kernel == 'patched' else ''
     if modes and cfg.BASE and boot % 2:
         modes = ' '.join(reversed(modes.split()))
     runs = cfg.RUNS
     if cfg.BASE and kernel == 'base':
-        # the same runs at the same places in the boot: each of the
-        # patched boot's modes is one more base run
         runs *= len((patched_modes(cfg) or '0 1 2').split())
     lockstat = cfg.env['LOCKSTAT']
     if cfg.WORKLOAD:
-        # a base boot repeats its run where a patched one runs modes
         if cfg.BASE and kernel == 'base':
             modes = ' '.join(['base'] * len(patched_modes(cfg).split()))
         cmd = ['tools/guest/guest-workloads.sh', cfg.WORKLOAD, str(cfg.RUNS),
@@ -97,8 +81,7 @@ def guest_timeout(cfg) -> int:
     elif cfg.FLUSH:
         per = 4 * 2 * per_run
     else:
-        # the measurement kernel's park=3 too; the sweep's 4 capacities
-        # of 2 modes
+        # MEASURE: park=3 too; SWEEP: 4 capacities of 2 modes
         per = len(cfg.PLACEMENTS) * (4 if cfg.MEASURE else 3) * per_run
         if cfg.SWEEP:
             per = per * 8 // 3
@@ -110,7 +93,7 @@ def say(text: str):
 
 
 def _out(cmd: List[str], must: bool = True) -> str:
-    """the last line of CMD's stdout (a directory it made)"""
+    """the last line of CMD's stdout"""
     out = subprocess.run(cmd, check=must, stdout=subprocess.PIPE, text=True,
                          cwd=TOP).stdout.strip()
     return out.splitlines()[-1] if out else ''
@@ -128,8 +111,7 @@ def build(cfg, kernel: str) -> str:
 
 
 def runs_line(cfg) -> str:
-    """meta.txt's runs line: what ran (slabpark.comparison.asked reads
-    MEASURE=1 and LOCKSTAT=1 in it)"""
+    """meta.txt's runs line (slabpark.comparison.asked reads it)"""
     if not cfg.experiment():
         return '%d x %d ms per placement and mode; PLACEMENTS="%s"%s' % (
             cfg.RUNS, cfg.DURATION_MS, cfg.env['PLACEMENTS'], ''.join(
@@ -148,9 +130,8 @@ def runs_line(cfg) -> str:
 
 
 def write_report(results: str, where: str = '', runs: str = ''):
-    """RESULTS' report.txt (slabpark.comparison's or slabpark.report's;
-    first meta.txt where WHERE is given) and summary.txt: (the report's
-    lines, summary.txt's text)"""
+    """RESULTS' report.txt (and first meta.txt where WHERE is given) and
+    summary.txt: (the report's lines, summary.txt's text)"""
     data = comparison.data_dir(results)
     if where:
         facts.write_meta(results, where, runs)
@@ -162,7 +143,6 @@ def write_report(results: str, where: str = '', runs: str = ''):
 
 
 def report_of(results: str, where: str = '', runs: str = ''):
-    """write_report(), Failed when there is none"""
     try:
         return write_report(results, where, runs)
     except (FileNotFoundError, KeyError, ValueError) as e:
@@ -170,15 +150,14 @@ def report_of(results: str, where: str = '', runs: str = ''):
 
 
 def finish(results: str, where: str = '', runs: str = '') -> int:
-    """summary.txt on the terminal and the files written"""
     lines, short = report_of(results, where, runs)
     print('\n' + short + '\n' + lines[-1])
     return 0
 
 
 def host_report(results: str) -> int:
-    """--report: the report of make run HOST=1's runs in RESULTS/host
-    with the knobs and the shape they ran with (RESULTS/host/knobs)"""
+    """--report: RESULTS/host's runs with the knobs and shape of
+    RESULTS/host/knobs (tools/run-host.sh)"""
     path = os.path.join(results, 'host', 'knobs')
     try:
         with open(path) as f:
@@ -187,8 +166,8 @@ def host_report(results: str) -> int:
         raise config.ConfigError('--report %s: %s (not a results directory '
                                  'of make run HOST=1)' % (results,
                                                           e.strerror))
-    cfg = config.load(dict({k: knobs.get(k, '') for k in HOST_KNOBS},
-                           HOST='1'))
+    cfg = config.load({k: v for k, v in dict(knobs, HOST='1').items()
+                       if k in config.BY_NAME})
     return finish(results, 'host, ' + knobs.get('SHAPE', ''), runs_line(cfg))
 
 
@@ -199,7 +178,6 @@ def vm_run(cfg) -> int:
     os.makedirs(results, exist_ok=True)
     stages = [vm.stage_stress_ng() + ':stress-ng'] \
         if cfg.WORKLOAD == 'mmapaddr' else []
-    # the nodes, into guest-compare.sh's environment
     env = ['%s=%s' % (k, cfg.env[k]) for k in ('ALLOC_NODE', 'FREE_NODE')
            if cfg.env[k]]
     extra = {}
@@ -211,7 +189,7 @@ def vm_run(cfg) -> int:
     facts.write_meta(results, where, runs_line(cfg), extra)
     boots = [(b, k) for b in range(cfg.BOOTS) for k in kernels(cfg)] \
         if cfg.BASE else [(0, kernels(cfg)[0])]
-    staged: Dict[str, str] = {}     # a kernel's, staged at its first boot
+    staged: Dict[str, str] = {}
     for i, (b, k) in enumerate(boots):
         out = os.path.join(results, 'boot%02d-%s' % (i + 1, k)
                            if cfg.BASE else 'guest')
@@ -234,7 +212,6 @@ def vm_run(cfg) -> int:
 
 
 def make_kit(kit: str):
-    """make device-kit's tree KIT (see device_kit)"""
     qemu = shutil.which('qemu-system-x86_64')
     if not qemu:
         raise Failed('qemu-system-x86_64 is missing (apt-get install '
@@ -269,8 +246,6 @@ def make_kit(kit: str):
 
 
 def try_kit(tarball: str, work: str):
-    """make device-kit DEVICE_KIT_TEST=1: TARBALL run here (see
-    device_kit)"""
     subprocess.run(['tar', '-C', work, '-xJf', tarball], check=True)
     say('[%s] device kit test: the tarball as a 2 x 2 guest, one boot of each '
         'kernel' % check.elapsed())
@@ -281,7 +256,6 @@ def try_kit(tarball: str, work: str):
     res = os.path.join(os.environ['SLABPARK_CACHE'], 'device-kit',
                        time.strftime('test-%Y%m%d-%H%M%S'))
     shutil.copytree(os.path.join(work, 'out'), res, symlinks=True)
-    # the kernel problems a guest boot (slabpark.vm) fails on
     if subprocess.run(['grep', '-lE', '-f', 'selftests/slub_park/splat.ere',
                        *sorted(glob.glob(res + '/boot*/console.log'))],
                       cwd=TOP, stdin=subprocess.DEVNULL,
@@ -293,13 +267,11 @@ def try_kit(tarball: str, work: str):
 
 
 def device_kit(tarball: str, test: bool) -> int:
-    """make device-kit: one tarball (at most KIT_MAX_MIB) that runs the
-    many-CPU comparison on a machine with no package registry: QEMU with
-    its libraries, TCG module and firmware, the base and the patched
-    kernel with their initramfs, and run.sh (tools/vm/device-run.sh:
-    there, tar xJf slabpark-kit.tar.xz && OUT=DIR slabpark-kit/run.sh;
-    back here, python3 -m slabpark report OUT).  TEST: then run it here
-    as a 2 x 2 guest, one boot of each kernel, and print the report."""
+    """make device-kit: a tarball (<= KIT_MAX_MIB) for a machine without a
+    package registry: QEMU with its libraries, TCG module and firmware,
+    the base and patched kernels with their initramfs, and run.sh
+    (tools/vm/device-run.sh).  TEST: then run it here (2 x 2, a boot of
+    each kernel) and print the report."""
     tarball = os.path.abspath(tarball or os.path.join(
         os.environ['SLABPARK_CACHE'], 'device-kit', 'slabpark-kit.tar.xz'))
     with contextlib.redirect_stdout(sys.stderr):
@@ -324,7 +296,8 @@ def device_kit(tarball: str, test: bool) -> int:
 
 def main(check_only: bool = False, report_dir: str = '',
          kit=None) -> int:
-    """make run, run --report DIR, or KIT (device_kit's arguments)"""
+    """make run, run --report DIR, or KIT (device_kit's arguments); a
+    refused knob is one line and status 2, before anything is built"""
     check.setup_env()
     try:
         if kit:
@@ -344,8 +317,7 @@ def main(check_only: bool = False, report_dir: str = '',
     except config.ConfigError as e:
         print('slabpark: error: %s' % e, file=sys.stderr)
         return 2
-    except subprocess.CalledProcessError as e:
-        # the tool has said why; only which one failed
+    except subprocess.CalledProcessError as e:     # the tool said why
         print('slabpark: error: %s failed (status %d)' % (
             os.path.basename(e.cmd[0]), e.returncode), file=sys.stderr)
         return 1
