@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of slabpark.guest_out, make check's host-side checks of what the
-guest suites return, on the fixture dumps of test_slabstat and hand-made
-result files."""
+"""Tests of slabpark.guest_out on test_slabstat's fixture dumps and
+hand-made result files."""
 
 import os
 import re
@@ -25,8 +24,7 @@ class WindowTest(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
 
     def dumps(self, edit=None):
-        """before (fixture p1) and after (p3, free_slowpath's parts
-        rewritten by EDIT) as files"""
+        """p1, and p3 with free_slowpath's parts EDIT"""
         after = slabstat.read_text(self.fx.dumps['p3'])
         if edit:
             after = re.sub(r'(?m)^(nfs_page_test free_slowpath w ).*$',

@@ -129,8 +129,7 @@ class ScriptsTest(unittest.TestCase):
                               stderr=subprocess.PIPE)
 
     def perf_lock(self, *args, argv0=(PERF_LOCK,), **env):
-        """perf-lock.sh ARGS (run as ARGV0) with tests/data/fake-perf.sh:
-        BPF works with FAKE_BPF=1; it logs its arguments to perf.log"""
+        """fake-perf.sh: BPF works with FAKE_BPF=1; its argv in perf.log"""
         self.log = os.path.join(self.t, 'perf.log')
         fixtures.write(self.log, '')
         return self.run_sh(['bash'] + list(argv0) + list(args), **{
@@ -155,8 +154,6 @@ class ScriptsTest(unittest.TestCase):
                          (0, 'lock con -abl -E 5 -- sleep 0.1'), p.stderr)
 
     def test_perf_lock_record(self):
-        """without BPF: perf lock record + contention, saying why and that
-        it perturbs the workload"""
         p = self.perf_lock('-t', '0.1')
         self.assertEqual(p.returncode, 0)
         self.assertEqual(self.logged()[1].split()[:4],
@@ -181,9 +178,8 @@ class ScriptsTest(unittest.TestCase):
         self.assertEqual((p.returncode != 0, self.logged()), (True, []))
 
     def test_perf_lock_window(self):
-        """the counters of the caches over the same window: slab-dump.sh
-        before and after it (a fixture box, SYSFS/PROC) and slabstat
-        split of the two; a wrong cache is refused before the window"""
+        """slab-dump.sh before and after the window (a fixture box) and
+        slabstat split of the two; a wrong cache refused before it"""
         box = os.path.join(self.t, 'box')
         test_slabstat.mk_box(box, 1, True)
         env = dict(FAKE_BPF='1', SYSFS=os.path.join(box, 'sys'),
