@@ -10,6 +10,7 @@ import unittest
 
 from slabpark import guest_out, slabstat
 
+from . import fixtures
 from .test_slabstat import Fixtures
 
 
@@ -64,13 +65,10 @@ class ReportTest(unittest.TestCase):
         t = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, t)
         for f in self.WANT['files']:
-            os.makedirs(os.path.dirname(os.path.join(t, f)), exist_ok=True)
-            with open(os.path.join(t, f), 'w') as fh:
-                fh.write('x\n')
+            fixtures.write(os.path.join(t, f), 'x\n')
         for f, text in (('report.txt', report), ('cross.csv', csv_head),
                         ('summary.csv', summary)):
-            with open(os.path.join(t, f), 'w') as fh:
-                fh.write(text)
+            fixtures.write(os.path.join(t, f), text)
         return t
 
     REPORT = ("modes (the cache's debugfs park switch): base kernel\n"

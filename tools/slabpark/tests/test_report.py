@@ -123,18 +123,15 @@ class ScriptsTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def run_sh(self, argv, cwd=None, **env):
-        return subprocess.run(argv, env=dict(os.environ, **env), text=True,
-                              cwd=cwd, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE)
-
-    def perf_lock(self, *args, argv0=(PERF_LOCK,), **env):
+    def perf_lock(self, *args, argv0=(PERF_LOCK,), cwd=None, **env):
         """fake-perf.sh: BPF works with FAKE_BPF=1; its argv in perf.log"""
         self.log = os.path.join(self.t, 'perf.log')
         fixtures.write(self.log, '')
-        return self.run_sh(['bash'] + list(argv0) + list(args), **{
-            'PERF': os.path.join(fixtures.DATA, 'fake-perf.sh'),
-            'FAKE_LOG': self.log, **env})
+        return subprocess.run(['bash', *argv0, *args], cwd=cwd, text=True,
+                              capture_output=True, env=dict(os.environ, **{
+                                  'PERF': os.path.join(fixtures.DATA,
+                                                       'fake-perf.sh'),
+                                  'FAKE_LOG': self.log, **env}))
 
     def logged(self):
         with open(self.log) as f:
