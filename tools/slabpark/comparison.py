@@ -329,7 +329,8 @@ def _gp_quote(s: str) -> str:
 
 def plot(runs: Runs, results: str, title: str) -> bool:
     """RESULTS/parking.png: ops/s, slabs, the compare tables' counters,
-    free p99, per placement and mode; False without gnuplot"""
+    free p99, per placement and mode; False without gnuplot or when it
+    fails"""
     if not shutil.which('gnuplot'):
         return False
     modes, places = _modes(runs), R.scenarios(runs)
