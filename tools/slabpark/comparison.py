@@ -1,19 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The report of a module comparison (make run in the guest, make run
-HOST=1 on a host), from what tools/guest/guest-compare.sh left in
-DATA (RESULTS/guest/files or RESULTS/host): runs/<placement>/park<mode>/
-<round>.{json,results}, lockstat/ with LOCKSTAT=1, topology.
-
-RESULTS/report.txt: the full record (slabpark.record), the noise floor,
-the placements at equal threads per CPU and the footprint, then the
-tables of what the runs measured: the measurement kernel's counters
-(MEASURE=1), the sheaf capacity sweep (SWEEP=sheaf, placements
-<placement>-sc<capacity>), &n->list_lock (LOCKSTAT=1); the topology; a
-last line "results: DIR: the files written DATA/".  Beside it
-<placement>.csv/.json (slabstat compare of the modes), summary.csv (a
-row per run), summary.txt (slabpark.summary) and parking.png (gnuplot,
-where installed).  Every "median (min-max)" is stats.fmt_range's.
-"""
+"""report.txt of a module comparison (make run, make run HOST=1; DATA:
+RESULTS/guest/files or RESULTS/host): the full record (slabpark.record),
+then the tables of MEASURE=1, SWEEP=sheaf and LOCKSTAT=1, the topology;
+beside it <placement>.csv/.json (slabstat compare), summary.csv and
+parking.png (gnuplot, where installed)."""
 
 import csv
 import os
@@ -32,7 +22,7 @@ from .stats import fmt_range, median, quantile, rnd
 
 WORD = REC.WORD
 MODE_ORDER = list(WORD)
-# summary.csv's columns after placement, mode, round (the .results keys)
+# summary.csv's .results keys
 CSV_KEYS = ('ops_per_sec', 'threads_per_cpu', 'alloc_threads',
             'free_threads', 'remote_free_pct', 'free_lat_p50_ns',
             'free_lat_p99_ns', 'alloc_lat_p50_ns', 'alloc_lat_p99_ns',
@@ -84,8 +74,6 @@ def noise_floor(runs: Runs, shape: str) -> List[str]:
 
 
 def placements(runs: Runs, csv_path: str) -> List[str]:
-    """ops/s at equal threads per CPU, the cross/local ratio, the
-    footprint"""
     modes, places = _modes(runs), R.scenarios(runs)
     col = [REC.MODE_SHORT[R.group_of('park' + m)] for m in modes]
     out = ['', '== placements at equal threads per CPU (median ops/s of the '
@@ -126,20 +114,16 @@ def placements(runs: Runs, csv_path: str) -> List[str]:
 
 
 def asked(results: str, knob: str) -> bool:
-    """KNOB=1 was set for the run (meta.txt's runs line,
-    slabpark.run.runs_line)"""
+    """KNOB=1 in meta.txt's runs line"""
     return (knob + '=1') in F.read_meta(results).get('runs', '').split()
 
 
 def measure(runs: Runs, results: str) -> List[str]:
-    """the measurement kernel's counters (MEASURE=1); [] without them,
-    a line saying so where MEASURE=1 was asked for"""
     if not any('partial_scan_bulk' in r.of('counter') for r in runs):
         return ['', '== measurement counters: none in these runs (make run '
                 'MEASURE=1 boots the kernel that has them)'] \
             if asked(results, 'MEASURE') else []
     modes, places = _modes(runs), R.scenarios(runs)
-    # a run's counters, 0 for those it lacks
     rows = [(p, m, [Counter(r.of('counter')) for r in runs
                     if r.scenario == p and r.mode == m])
             for p in places for m in modes]
@@ -186,7 +170,7 @@ def measure(runs: Runs, results: str) -> List[str]:
 
 
 def _compare_csv(results: str, p: str) -> Tuple[List[str], Dict]:
-    """the labels and rows (metric -> {column: cell}) of <p>.csv"""
+    """<p>.csv's labels, {metric: {column: cell}}"""
     with open(os.path.join(results, p + '.csv')) as f:
         rd = csv.reader(f)
         head = next(rd)
@@ -195,7 +179,6 @@ def _compare_csv(results: str, p: str) -> Tuple[List[str], Dict]:
 
 
 def sweep(runs: Runs, results: str) -> List[str]:
-    """the sheaf capacity sweep (SWEEP=sheaf); [] without one"""
     groups = sorted(((m.group(1), int(m.group(2)), p) for p in R.scenarios(runs)
                      for m in (SWEEP.fullmatch(p),) if m),
                     key=lambda g: (R.scenario_key(g[0]), g[1]))
@@ -242,9 +225,6 @@ def _mode_key(m: str) -> int:
 
 
 def lockstat(runs: Runs, data: str, results: str) -> List[str]:
-    """the &n->list_lock tables (LOCKSTAT=1) and a line counting the
-    dumps without the class; [] without dumps, a line saying so where
-    LOCKSTAT=1 was asked for"""
     ex: Dict[Tuple[str, str], List] = {}
     without = sum(r.lock == {} for r in runs)
     note = ['%d lock_stat dump(s) without &n->list_lock in %s (kernel.lock_stat'
@@ -267,9 +247,9 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
     keys = sorted(ex, key=lambda k: (R.scenario_key(k[0]), _mode_key(k[1])))
 
     def row(fmt: str, k: Tuple[str, str], *cols: Tuple[str, int, bool]) -> str:
-        """K's head, then COLS (name, decimals, vs0): the values of name
-        as fmt_range, or with vs0 their median against park=0's, by their
-        interquartile ranges (beyond spread where they do not overlap)"""
+        """COLS (name, decimals, vs0): fmt_range, or with vs0 the median
+        against park=0's, beyond spread where the interquartile ranges
+        do not overlap"""
         def col(k, name):
             return [v[name] for v, _ in ex[k]]
 
@@ -344,21 +324,18 @@ def lockstat(runs: Runs, data: str, results: str) -> List[str]:
 
 
 def _gp_quote(s: str) -> str:
-    """gnuplot's single-quoted string: a quote doubled"""
     return "'%s'" % s.replace("'", "''")
 
 
 def plot(runs: Runs, results: str, title: str) -> bool:
-    """RESULTS/parking.png: four panels (ops/s; slabs at the peak and at
-    rest; the SLUB counters of the compare tables, log axis; free latency
-    p99), per placement and mode the median with a min-max bar; False
-    when gnuplot is missing or fails"""
+    """RESULTS/parking.png: ops/s, slabs, the compare tables' counters,
+    free p99, per placement and mode; False without gnuplot or when it
+    fails"""
     if not shutil.which('gnuplot'):
         return False
     modes, places = _modes(runs), R.scenarios(runs)
 
     def stats(*keys: str) -> str:
-        """the panel's data, '' (no data) where no run has KEYS"""
         vals = {(p, m, k): _vals(runs, p, m, k) for p in places
                 for m in modes for k in keys}
         return ''.join('%s %s\n' % (p if len(keys) == 1 else p + ':' + k, ' '.join(
@@ -408,8 +385,7 @@ def plot(runs: Runs, results: str, title: str) -> bool:
 
 
 def fold(text: str, width: int = 100) -> List[str]:
-    """the lines of TEXT broken after the last blank within WIDTH
-    columns (fold -s)"""
+    """fold -s"""
     out = []
     for line in text.splitlines():
         while len(line) > width:
@@ -421,16 +397,14 @@ def fold(text: str, width: int = 100) -> List[str]:
 
 
 def data_dir(results: str) -> Optional[str]:
-    """DATA of a module comparison (RESULTS/host, RESULTS/guest/files),
-    None for other results directories"""
+    """None for a results directory of another kind"""
     dirs = R.data_dirs(results)
     return dirs[0][1] if len(dirs) == 1 and not dirs[0][0] and \
         os.path.isdir(os.path.join(dirs[0][1], 'runs')) else None
 
 
 def report(results: str, data: str) -> List[str]:
-    """writes the files beside report.txt but summary.txt; returns
-    report.txt's lines"""
+    """report.txt's lines; the files beside it but summary.txt written"""
     runs = R.module_runs(results)
     if not runs:
         raise FileNotFoundError('%s: no module runs in %s/runs' % (

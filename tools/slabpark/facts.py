@@ -1,13 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The facts of a run for the headers: what ran where.
-
-RESULTS/meta.txt holds them as 'key: value' lines (write_meta, when the
-run ends), so that the reports made from the directory name the series
-and the commit that ran, where (never the host name), the CPU and the
-runs.  The kernel release and the topology come from the run data (the
-delta documents' 'kernel', DATA/topology of tools/guest/guest-lib.sh's
-topo_write).
-"""
+"""What ran where, for the headers: RESULTS/meta.txt ('key: value'
+lines; never the host name) and DATA/topology (guest-lib.sh's
+topo_write)."""
 
 import os
 import re
@@ -20,9 +14,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
 
 
 def read_pairs(path: str, sep: str = ':') -> Dict[str, str]:
-    """the 'KEY<SEP>VALUE' lines of PATH (meta.txt and a run's .results
-    'key: value', DATA/topology KEY=VALUE), both sides stripped; {} for a
-    file that cannot be read"""
+    """{} for a file that cannot be read"""
     try:
         with open(path) as f:
             return {k.strip(): v.strip() for k, s, v in
@@ -36,7 +28,6 @@ def read_meta(results: str) -> Dict[str, str]:
 
 
 def _first(path: str, pattern: str) -> str:
-    """group 1 of PATTERN's first match in the file PATH; '' for none"""
     try:
         with open(path) as f:
             m = re.search(pattern, f.read(), re.M)
@@ -46,7 +37,6 @@ def _first(path: str, pattern: str) -> str:
 
 
 def _smt(sysfs: str = '/sys/devices/system/cpu/smt') -> str:
-    """'on', 'off' or 'not supported' (the kernel's smt/control words)"""
     try:
         with open(os.path.join(sysfs, 'active')) as f:
             return 'on' if f.read().strip() == '1' else 'off'
@@ -58,9 +48,6 @@ def _smt(sysfs: str = '/sys/devices/system/cpu/smt') -> str:
 
 def write_meta(results: str, where: str, runs: str,
                extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
-    """RESULTS/meta.txt: date, series ('RFC PATCH v2' of the cover
-    letter's subject), project (git describe), WHERE, the host CPU, RUNS,
-    then EXTRA's lines"""
     try:
         project = subprocess.run(
             ['git', 'describe', '--always', '--dirty'], cwd=TOP, check=True,
@@ -89,7 +76,6 @@ def write_meta(results: str, where: str, runs: str,
 
 
 def topology_lines(topo: Dict[str, str]) -> List[str]:
-    """the topology facts in short lines: nodes, sockets, SMT, the pair"""
     if not topo:
         return []
     nodes = topo.get('nodes', '').split()

@@ -1,15 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """make check's host side of the guest suites that leave files to judge
-(tools/guest/guest-check.sh writes /slabpark/out, which slabpark.vm
-brings back as OUT/files), each check a KTAP result of a subtest
-'<suite>-host':
-
-- host-mode: the report of make run HOST=1's short run (its dumps and
-  results in out/host-mode/results/host/), made here as a tester without
-  python3 on the box would, against HOST_MODE_REPORT of the kernel.
-- slab-window: the per-node split of the counter deltas of two dumps of a
-  cross run (slabstat.compute) puts the free slowpath on node 1.
-"""
+(guest-check.sh's /slabpark/out, OUT/files here), a KTAP subtest
+'<suite>-host' each: host-mode's report of make run HOST=1's short run,
+made here as a tester without python3 on the box would; slab-window's
+per-node split of a cross run's counters."""
 
 import os
 import re
@@ -20,10 +14,9 @@ from . import config, slabstat
 
 CACHE = 'nfs_page_test'
 
-# what the report of host-mode's run (guest-check.sh's check_host_mode*:
-# RUNS=1 DURATION_MS=1000, PLACEMENTS "cross local", base: "cross") must
-# have: files (non-empty, under the results directory), the groups of
-# cross.csv's header, report.txt lines (regexps), summary.csv line starts
+# of host-mode's run (RUNS=1 DURATION_MS=1000, PLACEMENTS "cross local",
+# base: "cross"): non-empty files, cross.csv's groups, report.txt lines
+# (regexps), summary.csv line starts
 HOST_MODE_REPORT = {
     'patched': {
         'files': ('report.txt', 'summary.txt', 'cross.csv', 'cross.json',
@@ -61,33 +54,27 @@ def _read(path: str) -> str:
 
 
 def report_checks(results: str, want: Dict) -> List[Check]:
-    """HOST_MODE_REPORT[kernel] on the report made in RESULTS"""
-    out = []
-    for f in want['files']:
-        p = os.path.join(results, f)
-        out.append((os.path.isfile(p) and os.path.getsize(p) > 0,
-                    'report file ' + f, 'missing or empty'))
-    csv = _read(os.path.join(results, 'cross.csv')).split('\n')
-    out.append((csv[0].startswith(want['csv_groups'] + ','),
-                'cross.csv groups ' + want['csv_groups'], csv[0]))
-    # the module's results reached the after dumps (@result lines)
-    out.append((any(re.match(r'ops_per_sec,\d', r) for r in csv),
-                'cross.csv has the runs\' ops_per_sec', 'no such row'))
-    rep = _read(os.path.join(results, 'report.txt'))
-    for rx in want['report']:
-        out.append((re.search(rx, rep, re.M) is not None,
-                    'report.txt has /%s/' % rx, 'no such line'))
-    rows = _read(os.path.join(results, 'summary.csv')).split('\n')
-    for s in want['summary']:
-        out.append((any(r.startswith(s) for r in rows),
-                    'summary.csv has a row %s...' % s, 'no such row'))
-    return out
+    def read(f):
+        return _read(os.path.join(results, f))
+    csv, rep = read('cross.csv').split('\n'), read('report.txt')
+    rows = read('summary.csv').split('\n')
+    files = [os.path.join(results, f) for f in want['files']]
+    return [(os.path.isfile(p) and os.path.getsize(p) > 0, 'report file ' + f,
+             'missing or empty') for f, p in zip(want['files'], files)] + [
+        (csv[0].startswith(want['csv_groups'] + ','),
+         'cross.csv groups ' + want['csv_groups'], csv[0]),
+        # the module's results reached the after dumps (@result lines)
+        (any(re.match(r'ops_per_sec,\d', r) for r in csv),
+         'cross.csv has the runs\' ops_per_sec', 'no such row')] + [
+        (re.search(rx, rep, re.M) is not None, 'report.txt has /%s/' % rx,
+         'no such line') for rx in want['report']] + [
+        (any(r.startswith(s) for r in rows), 'summary.csv has a row %s...' % s,
+         'no such row') for s in want['summary']]
 
 
 def window_checks(before: str, after: str) -> List[Check]:
-    """the per-node split of the window BEFORE -> AFTER (two dumps) of a
-    cross run: the free slowpath (remote frees go to __slab_free()) on
-    node 1, where the freers are"""
+    """remote frees go to __slab_free(): the free slowpath on node 1,
+    where the freers are"""
     d = slabstat.compute(slabstat.load_snapshot(before),
                          slabstat.load_snapshot(after))
     cd = [c for c in d.c if c.name == CACHE]
@@ -133,7 +120,6 @@ def slab_window(ctx, files: str, kernel: str) -> List[Check]:
         return [(False, 'the window dumps', str(e))]
 
 
-# suite: its checks of the returned files (ctx, OUT/files, kernel)
 SUITE_CHECKS: Dict[str, Callable] = {
     'host-mode': host_mode,
     'slab-window': slab_window,
@@ -141,7 +127,7 @@ SUITE_CHECKS: Dict[str, Callable] = {
 
 
 def check(ctx, files: str, kernel: str, suites) -> bool:
-    """the checks of SUITES that have any, a subtest each; all passed"""
+    """all passed"""
     ok = True
     for s in suites:
         if s not in SUITE_CHECKS:

@@ -1,14 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The full record of a module comparison (make run, make run HOST=1):
-the header, one configuration block (the constants: the cache's facts and
-the module's settings, once; by mode or placement where they differ), and
-per placement the table of every counter (the delta over a run), gauge
-(the value after it), derived row, module result, latency bound (of
-power-of-2 histogram buckets: values only) and lock_stat row.
-
-report.txt's tables come from here, summary.txt from slabpark.summary:
-both format with fmt_value and judge with verdict, so they agree.
-"""
+"""report.txt's full record: the header, the constants once (by mode or
+placement where they differ), a table of every metric per placement.
+summary.txt formats with fmt_value and judges with verdict too."""
 
 import textwrap
 from typing import Dict, List, Optional, Sequence
@@ -17,7 +10,6 @@ from . import facts as F
 from . import runs as R
 from .stats import Spread, beyond_noise, fmt_num, fmt_spread
 
-# derived rows: key, label
 DERIVED = (
     ('park_ratio', 'park ratio'),
     ('free_slowpath_ratio', 'free_slowpath share'),
@@ -35,17 +27,13 @@ LOCKSTAT_ROWS = (
     ('lock_wait_ms', 'wait ms'),
 ) + tuple(('waits_' + s, 'waits ' + s) for s in R.LOCKSTAT_SITES)
 
-# the park modes (mode directory park<mode>) in report order, their words
-# and names: 0-2 are the series' (the cache's "park" file), 3 exists only
-# on the measurement kernel (tools/kernel/bench-patches/
-# measure-parking.patch), base is a kernel without the switch
+# mode directory park<mode>, word, name; 3: the measurement kernel's only
 PARK_MODES = (('0', 'off', 'off (park=0)'),
               ('1', 'on', 'on contention (park=1)'),
               ('2', 'always', 'always (park=2)'),
               ('3', 'on+empty', 'on+empty (park=3)'),
               ('base', 'base', 'base kernel'))
 WORD = {m: w for m, w, _ in PARK_MODES}
-# a mode's column label in report.txt, and its name in summary.txt
 MODE_SHORT = {R.group_of('park' + m): w if m == 'base' else 'park=%s %s' %
               (m, w) for m, w, _ in PARK_MODES}
 MODE_NAME = {R.group_of('park' + m): n for m, _, n in PARK_MODES}
@@ -61,8 +49,6 @@ def reference(gs: Sequence[str]) -> str:
 
 
 def fmt_value(key: str, x: float) -> str:
-    """one number as both reports print it (a workload's
-    <cache>.park_ratio as park_ratio)"""
     if key.split('.')[-1] in PERCENT:
         return '%.0f%%' % x if abs(x) >= 10 or x == 0 else '%.1f%%' % x
     if key == 'barn_put_fail_per_flush':
@@ -71,11 +57,9 @@ def fmt_value(key: str, x: float) -> str:
 
 
 def local_ops(runs) -> List[float]:
-    """the ops/s of the noise floor: the local placement's over all its
-    runs and modes (it parks nothing and runs the same code in every
-    mode); in a sheaf sweep the local runs at the smallest capacity; the
-    base kernel's runs of BASE=1 only where there are no others (it runs
-    other code)"""
+    """the noise floor's ops/s: local parks nothing, so all its modes
+    (a sweep's at the smallest capacity); the base kernel's runs other
+    code: only where there are no others"""
     local = [s for s in R.scenarios(runs)
              if s == 'local' or s.startswith('local-sc')][:1]
     sr = [r for r in runs if r.scenario in local and
@@ -86,18 +70,14 @@ def local_ops(runs) -> List[float]:
 
 
 def ops_floor(runs) -> Optional[float]:
-    """the noise floor of ops/s in percent: the relative spread of
-    local_ops; None without them"""
     s = Spread.of(local_ops(runs))
     return s.rel_spread_pct() if s else None
 
 
 def verdict(ref: Optional[Spread], s: Optional[Spread],
             key: str = '', floor: Optional[float] = None) -> str:
-    """'beyond noise', 'within noise', or 'noise unknown' (a single run,
-    or no value in the reference).  Beyond: the ranges do not overlap,
-    the medians differ as printed (50.00% against 50.01% is not claimed),
-    and for ops/s the medians differ by more than FLOOR percent"""
+    """beyond: ranges apart, the medians differ as printed (50.00% and
+    50.01% do not), for ops/s by more than FLOOR percent"""
     if ref is None or s is None or ref.n < 2 or s.n < 2:
         return 'noise unknown'
     if not beyond_noise(ref, s) or \
@@ -110,13 +90,11 @@ def verdict(ref: Optional[Spread], s: Optional[Spread],
 
 
 def plain(x: float) -> str:
-    """a constant as it was set: 3000, not 3k"""
     return '%d' % x if x == int(x) else '%g' % x
 
 
 def wrap_pairs(title: str, pairs: Sequence[str],
                indent: str = '  ') -> List[str]:
-    """'title  a 1, b 2, ...' wrapped at WIDTH"""
     lines: List[str] = []
     cur = title
     for i, p in enumerate(pairs):
@@ -129,8 +107,6 @@ def wrap_pairs(title: str, pairs: Sequence[str],
 
 
 def header_lines(results: str, runs, width: int) -> List[str]:
-    """kernel, series, commit; where it ran, the CPU, the topology; the
-    runs: each wrapped at width"""
     meta = F.read_meta(results)
     kernel = next((r.kernel for r in runs if r.kernel), '') or \
         meta.get('kernel', 'unknown')
@@ -142,7 +118,6 @@ def header_lines(results: str, runs, width: int) -> List[str]:
     if where:
         lines.append('ran on: ' + where)
     if where.startswith('host') and topo.get('cpu_model'):
-        # the host itself: its model as the topology file has it
         lines.append('CPU: %s' % topo['cpu_model'])
     elif meta.get('host cpu'):
         lines.append('host CPU: ' + meta['host cpu'])
@@ -154,8 +129,6 @@ def header_lines(results: str, runs, width: int) -> List[str]:
 
 
 def _const_lines(runs) -> List[str]:
-    """one configuration block: each constant once, or by mode and
-    placement where it differs"""
     same: List[str] = []
     varying: List[str] = []
     for k in sorted({k for r in runs for k in r.of('const')}):
@@ -240,7 +213,6 @@ def scenario_table(runs, sc: str, floor: Optional[float] = None) -> List[str]:
 
 
 def record(results: str, runs) -> List[str]:
-    """the header, the configuration block and the placement tables"""
     out = ['slab parking: the full record of make run (summary.txt is the '
            'short one)']
     out += header_lines(results, runs, WIDTH)

@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The experiments' tables (BASE=1's boots, WORKLOAD=, MIN_PARTIAL=1):
-one table per scenario (placement or workload), a row per metric, a
-column per group (base, park=0, ...), each cell 'median min-max' over the
-runs of that group.  A '*' marks a cell whose range does not overlap the
-first column's (beyond noise); the noise line of each scenario is the
-spread of its first group's ops/s.
-"""
+"""report.txt of the experiments (BASE=1's boots, WORKLOAD=,
+MIN_PARTIAL=1): a table per scenario, a column per group, '*' where a
+range is apart from the first column's."""
 
 import csv
 import os
@@ -48,7 +44,6 @@ MIN_PARTIAL_ROWS: Rows = (
     ('parked max', 'parked_max'),
     ('parked mean', 'parked_mean'),
 )
-# (what, rows, title, its CSV)
 KINDS = (
     (R.module_runs, MODULE_ROWS, 'the stress module', 'module'),
     (R.workload_runs, WORKLOAD_ROWS, 'workloads (maple_node and '
@@ -105,8 +100,6 @@ def write_csv(path: str, runs, rows: Rows) -> None:
 
 
 def ratio_lines(runs) -> List[str]:
-    """'<scenario>, park=<m> against base: ops_per_sec <ratio of the
-    medians>x (beyond/within noise)' of park=0 and park=1"""
     key = 'ops_per_sec'
     sp = R.spreads(runs, (key,))
     out = []
@@ -122,7 +115,6 @@ def ratio_lines(runs) -> List[str]:
 
 
 def report(results: str) -> List[str]:
-    """every table the results directory has data for"""
     meta = os.path.join(results, 'meta.txt')
     out = []
     if os.path.exists(meta):

@@ -1,20 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the guest scripts leave, read into Run records.
+"""What the guest scripts leave, read into Run records.  FILES is
+RESULTS/guest/files, RESULTS/boot<NN>-<kernel>/files (BASE=1) or
+RESULTS/host (HOST=1):
 
-Layouts (FILES: RESULTS/guest/files, a guest's returned /slabpark/out;
-RESULTS/boot<NN>-<kernel>/files, the boots of BASE=1; RESULTS/host, make
-run HOST=1's):
-
-- module runs (tools/guest/guest-compare.sh):
-  FILES/runs/<placement>/park<mode>/<round>.results   key: value
-  FILES/runs/<placement>/park<mode>/<round>.json      slabstat delta
-  FILES/lockstat/<placement>-park<mode>-<round>.txt   with LOCKSTAT=1
-- workload runs (tools/guest/guest-workloads.sh):
+  FILES/runs/<placement>/park<mode>/<round>.{results,json}  guest-compare.sh
+  FILES/lockstat/<placement>-park<mode>-<round>.txt         LOCKSTAT=1
   FILES/workloads/<workload>-t<tasks>/park<mode>/<round>.txt
-- tools/guest/guest-min-partial.sh's FILES/minpartial.txt
+  FILES/minpartial.txt                                      guest-min-partial.sh
 
-The group of a run is its mode as printed: 'base' (the unpatched kernel,
-mode directory parkbase) or 'park=<mode>'.
+A run's group is 'base' (directory parkbase) or 'park=<mode>'.
 """
 
 import glob
@@ -31,9 +25,7 @@ from .stats import Spread
 CACHE = 'nfs_page_test'
 LATENCY = ('free_lat_p50_ns', 'free_lat_p99_ns', 'alloc_lat_p50_ns',
            'alloc_lat_p99_ns')
-# the kind of a module run's .results key where it is not 'result': its
-# settings are constants, the footprint lines of guest-compare.sh gauges,
-# run and error say nothing about its outcome (None)
+# the kind of a .results key other than 'result'; run and error: none
 RESULT_KIND = {
     **dict.fromkeys(('alloc_node', 'free_node', 'alloc_threads',
                      'free_threads', 'threads_per_cpu', 'inflight', 'batch',
@@ -43,20 +35,14 @@ RESULT_KIND = {
     **dict.fromkeys(('shrunk_slabs', 'peak_slabs', 'rest_slabs',
                      'rest_partial'), 'gauge'),
     **dict.fromkeys(('run', 'error'), None)}
-# the call sites of &n->list_lock whose waits a report shows
 LOCKSTAT_SITES = ('__slab_free', '__refill_objects_node',
                   'get_from_partial_node', 'alloc_from_new_slab')
-# the contention points lock_stat keeps per class
-LOCKSTAT_POINTS = 4
-# /proc/lock_stat (kernel/locking/lockdep_proc.c, seq_stats()): a class's
-# lines are its name (#version, /subclass, -W/-R of a rwlock), ':' and 12
-# columns; after a dash line its contention points, after another its
-# contending points: NAME COUNT [<ADDRESS>] SYMBOL.  The class a report
-# reads, its numbers
+LOCKSTAT_POINTS = 4     # the contention points lock_stat keeps per class
+# /proc/lock_stat (kernel/locking/lockdep_proc.c): a class's lines are
+# NAME: and 12 columns; after a dash line its contention points, after
+# another its contending points: NAME COUNT [<ADDRESS>] SYMBOL
 LOCK_CLASS = '&n->list_lock'
 LOCK_HEADER = 'lock_stat version 0.4'
-# its header block (seq_header): the version, dashes, the column line,
-# dashes; its second line once debug_locks is 0: no more contentions
 LOCK_HEAD = re.compile(re.escape(LOCK_HEADER) +
                        r'\n-+\n +class name .* holdtime-avg\n-+\n')
 LOCK_OFF = '\n*WARNING* lock debugging disabled'
@@ -80,14 +66,13 @@ Site = Tuple[str, float, str]   # 'waiter' or 'holder', count, function
 @dataclass
 class Run:
     scenario: str           # placement, or <workload>-t<tasks>
-    group: str              # 'base' or 'park=<mode>'
+    group: str
     boot: str               # boot directory name, '' for one boot
     round: int
     metrics: Dict[str, float] = field(default_factory=dict)
     # a module run's: each metric's kind (counter, gauge, const, result,
-    # latency, lockstat, derived), the .results, the kernel, its lock_stat
-    # dump's LOCK_KEYS and call sites (None without one, {} for one
-    # without LOCK_CLASS)
+    # latency, lockstat, derived); lock: LOCK_KEYS, None without a dump,
+    # {} for one without LOCK_CLASS
     kind: Dict[str, str] = field(default_factory=dict)
     raw: Dict[str, str] = field(default_factory=dict)
     kernel: str = ''
@@ -96,15 +81,12 @@ class Run:
 
     @property
     def mode(self) -> str:
-        """the mode of its directory park<mode>: '0', ..., 'base'"""
         return self.group[len('park='):] if self.group != 'base' else 'base'
 
     def of(self, kind: str) -> Dict[str, float]:
         return {k: self.metrics[k] for k, t in self.kind.items() if t == kind}
 
     def add(self, kind: str, values: Dict[str, float]) -> None:
-        """VALUES as metrics of KIND; a ValueError for a metric of
-        another kind (a .results key named as a slabstat metric)"""
         for k in values:
             if self.kind.get(k, kind) != kind:
                 raise ValueError('%s %s round %d: %s is a %s and a %s' % (
@@ -115,7 +97,7 @@ class Run:
 
 
 def group_key(g: str) -> Tuple[int, str]:
-    """base first, then the modes; 'park=0 mp=5' before 'park=0 mp=10'"""
+    """base first; 'park=0 mp=5' before 'park=0 mp=10'"""
     if g == 'base':
         return (0, '')
     mode, _, rest = g.partition(' ')
@@ -123,8 +105,7 @@ def group_key(g: str) -> Tuple[int, str]:
 
 
 def scenario_key(s: str) -> Tuple[int, str, int]:
-    """cross, local, balanced first; then by name, numbers as numbers
-    (local-sc60 before local-sc120)"""
+    """SCENARIO_ORDER, then by name, numbers as numbers"""
     if s in SCENARIO_ORDER:
         return (SCENARIO_ORDER.index(s), '', 0)
     m = re.fullmatch(r'(.*?)(\d+)', s)
@@ -142,7 +123,6 @@ def groups(runs, sc: Optional[str] = None) -> List[str]:
 
 
 def spreads(runs, keys) -> Dict[Tuple[str, str, str], Spread]:
-    """(scenario, group, key) -> the Spread of the runs' values of KEYS"""
     vals: Dict[Tuple[str, str, str], List[float]] = {}
     for r in runs:
         for k in keys:
@@ -160,7 +140,6 @@ def num(s: Optional[str]) -> Optional[float]:
 
 
 def number(path: str, text: str) -> float:
-    """TEXT of the file PATH as a number; a ValueError naming PATH"""
     x = num(text)
     if x is None:
         raise ValueError('%s: %r is not a number' % (path, text))
@@ -173,9 +152,7 @@ def group_of(mode_dir: str) -> str:
 
 
 def data_dirs(results: str) -> List[Tuple[str, str]]:
-    """(boot name, files dir) in boot order: make run HOST=1's host/, the
-    boots of BASE=1, or the one guest's files; a ValueError for both of
-    the last two"""
+    """(boot name, FILES) in boot order"""
     host = os.path.join(results, 'host')
     if os.path.isdir(os.path.join(host, 'runs')):
         return [('', host)]
@@ -192,7 +169,7 @@ def data_dirs(results: str) -> List[Tuple[str, str]]:
 
 
 def run_files(results: str, subdir: str, ext: str):
-    """(boot, files dir, scenario, mode dir, round, path) of every run file
+    """(boot, FILES, scenario, mode dir, round, path) of each
     FILES/SUBDIR/<scenario>/park<mode>/<round>EXT, in order"""
     for boot, files in data_dirs(results):
         found = []
@@ -206,23 +183,16 @@ def run_files(results: str, subdir: str, ext: str):
 
 
 def lock_class(name: str) -> str:
-    """the class of a name in /proc/lock_stat: without its #version,
-    /subclass and a rwlock's -W or -R"""
+    """without its #version, /subclass and a rwlock's -W or -R"""
     return re.fullmatch(r'\s*(.*?)(#\d+)?(/\d+)?(-[WR])?', name)[1]
 
 
 def add_lockstat(r: Run, path: str) -> None:
-    """a dump of /proc/lock_stat: LOCK_CLASS's LOCK_KEYS (contentions,
-    acquisitions and wait total summed over its lines, the longest wait,
-    their average), its call sites ('waiter' for a contention point,
-    'holder' for a contending point), and contentions, wait time and waits
-    per call site as metrics.  An empty dump (a failed cat) has no
-    metrics, one without a line of the class (kernel.lock_stat=0, lock
-    debugging off before the clear) {} as its LOCK_KEYS; a cut one (a
-    partial header block or last line) or one of lock debugging disabled
-    (figures of part of the run) is a ValueError.
-    A dump has no trailer: one cut after a line's end is not told from a
-    whole one"""
+    """LOCK_CLASS's LOCK_KEYS (summed over its lines), call sites, and
+    per-site waits as metrics.  An empty dump (a failed cat) adds nothing;
+    a cut one, or one of lock debugging disabled (figures of part of the
+    run), is a ValueError.  A dump cut after a line's end is not told
+    from a whole one"""
     with open(path) as f:
         text = f.read()
     if not text:
@@ -271,8 +241,7 @@ def add_lockstat(r: Run, path: str) -> None:
     waiters = [(n, fn) for kind, n, fn in r.sites if kind == 'waiter']
     for n, fn in waiters:
         m['waits_' + fn] = m.get('waits_' + fn, 0) + n
-    # lock_stat keeps 4 contention points: a site not among fewer than 4
-    # had no waits, one not among 4 is unknown
+    # a site not among fewer than 4 points had no waits; among 4, unknown
     if len(waiters) < LOCKSTAT_POINTS:
         for s in LOCKSTAT_SITES:
             m.setdefault('waits_' + s, 0.0)
@@ -280,8 +249,8 @@ def add_lockstat(r: Run, path: str) -> None:
 
 
 def derive(r: Run) -> None:
-    """slabstat's derived rows of the run, its waits in __slab_free(), its
-    slab churn per million allocations"""
+    """slabstat's derived rows, the waits in __slab_free(), the slab
+    churn per million allocations"""
     m, d = r.metrics, {}
     for i, row in enumerate(slabstat.DERIVED):
         st, v = slabstat.derive(i, m.get)
@@ -332,16 +301,15 @@ def module_run(boot: str, files: str, sc: str, md: str, rnd: int,
 
 
 def module_runs(results: str) -> List[Run]:
-    """every module run of RESULTS; first the delta documents of the runs
-    that have only their dumps (slabstat.write_deltas)"""
+    """first the delta documents of runs that have only their dumps"""
     for _, files in data_dirs(results):
         slabstat.write_deltas(files)
     return [module_run(*f) for f in run_files(results, 'runs', '.results')]
 
 
 def parse_workload(path: str) -> Dict[str, float]:
-    """a workload run's results, its caches' counter deltas, slabs at the
-    peak and at rest, and park ratio"""
+    """results, the caches' counter deltas, slabs at the peak and at
+    rest, park ratio"""
     seen: Dict[str, Dict[str, float]] = {'before': {}, 'after': {}}
     out: Dict[str, float] = {}
     with open(path) as f:
@@ -375,8 +343,8 @@ def workload_runs(results: str) -> List[Run]:
 
 
 def min_partial_runs(results: str) -> List[Run]:
-    """rows of minpartial.txt, with the churn per million allocations and
-    the mean of the parked samples"""
+    """minpartial.txt's rows, with churn per million allocations and the
+    mean of the parked samples"""
     out = []
     for boot, files in data_dirs(results):
         path = os.path.join(files, 'minpartial.txt')

@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Medians with ranges, and when a difference means something.
-
-A group of runs is summarised by its median and its range (min-max).  Two
-groups differ "beyond noise" only where their ranges do not overlap: with
-5-10 TCG runs a group, that is the only claim the data carry.
-"""
+"""Medians with ranges.  Two groups of runs differ "beyond noise" only
+where their ranges do not overlap: with 5-10 TCG runs a group, that is
+the only claim the data carry."""
 
 from dataclasses import dataclass
 from statistics import median
@@ -16,7 +13,6 @@ __all__ = ['median', 'Spread', 'beyond_noise', 'fmt_num', 'fmt_spread',
 
 @dataclass(frozen=True)
 class Spread:
-    """median (min-max) of n values"""
     n: int
     med: float
     lo: float
@@ -28,14 +24,12 @@ class Spread:
         return cls(len(v), median(v), min(v), max(v)) if v else None
 
     def rel_spread_pct(self) -> Optional[float]:
-        """(max - min) / median in percent; None for a median of 0"""
         return 100.0 * (self.hi - self.lo) / abs(self.med) if self.med \
             else None
 
 
 def beyond_noise(a: Optional[Spread], b: Optional[Spread]) -> bool:
-    """True where both have two runs or more (one run has no range) and
-    their ranges do not overlap"""
+    """two runs or more each (one run has no range), ranges apart"""
     return a is not None and b is not None and a.n > 1 and b.n > 1 and \
         (a.hi < b.lo or b.hi < a.lo)
 
@@ -56,7 +50,7 @@ def fmt_num(x: float) -> str:
 
 def fmt_spread(s: Optional[Spread],
                fmt: Callable[[float], str] = fmt_num) -> str:
-    """'median min-max' ('-' for none, the median alone for one value)"""
+    """'median min-max', the median alone for one value"""
     if s is None:
         return '-'
     if s.lo == s.hi:
@@ -65,7 +59,6 @@ def fmt_spread(s: Optional[Spread],
 
 
 def quantile(values: Iterable[float], f: float) -> float:
-    """the F-quantile by linear interpolation between the sorted values"""
     v = sorted(values)
     x = f * (len(v) - 1)
     i = int(x)
@@ -73,13 +66,12 @@ def quantile(values: Iterable[float], f: float) -> float:
 
 
 def rnd(x: float) -> int:
-    """to the nearest integer, halves away from zero"""
+    """halves away from zero"""
     return -int(-x + 0.5) if x < 0 else int(x + 0.5)
 
 
 def fmt_range(values: Iterable[float], decimals: int = 0) -> str:
-    """'median (min-max)' with DECIMALS decimals ('n/a' for no values),
-    the tables of report.txt after the placement tables"""
+    """'median (min-max)', 'n/a' for no values"""
     s = Spread.of(values)
     if s is None:
         return 'n/a'

@@ -1,13 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""summary.txt: what a tester pastes to the list (at most 80 columns and
-40 lines).
-
-The header (slabpark.record's), then per placement (or workload) the key
-rows, one column per mode, each cell of a mode other than the reference
-(off, park=0) judged against it by record.verdict; the last line is one
-computed sentence: what is beyond noise, or "nothing beyond noise at this
-scale".  report.txt keeps every number.
-"""
+"""summary.txt, what a tester pastes to the list (<= 80 columns, 40
+lines): per scenario the key rows, each mode judged against the reference
+by record.verdict, and one computed sentence of what is beyond noise."""
 
 import os
 import textwrap
@@ -48,14 +42,13 @@ SUMMARY_SKIP_GROUPS = ('park=3',)
 
 @dataclass
 class Data:
-    """the runs of one kind, their rows, and per scenario its groups,
-    the reference (REF_OF of the groups) first"""
+    """groups: per scenario, the reference (REF_OF) first"""
     runs: Sequence[R.Run]
     rows: Rows
     ref_of: Callable[[List[str]], str] = REC.reference
     duration_ms: Optional[float] = None
-    floor: Optional[float] = None   # the noise floor of ops/s, percent
-    skip: Sequence[str] = ()        # groups left out
+    floor: Optional[float] = None   # percent
+    skip: Sequence[str] = ()
 
     def __post_init__(self):
         self.spreads = R.spreads(self.runs, [k for _, k in self.rows])
@@ -75,7 +68,6 @@ class Data:
 
     @property
     def ref(self) -> str:
-        """the name of the reference column"""
         ref = {gs[0] for gs in self.groups.values()}
         return group_name(next(iter(ref))) if len(ref) == 1 else \
             'the first column'
@@ -90,13 +82,11 @@ def module_data(runs: Sequence[R.Run]) -> Data:
 
 
 def min_partial_ref(gs: List[str]) -> str:
-    """park=0 at its smallest min_partial"""
     return min((g for g in gs if g.startswith('park=0 ')), default=gs[0],
                key=lambda g: float(g.split('mp=')[-1]))
 
 
 def fmt(key: str, s) -> str:
-    """the median, as report.txt prints it"""
     return '-' if s is None else REC.fmt_value(key, s.med)
 
 
@@ -105,8 +95,7 @@ def group_name(g: str) -> str:
 
 
 def block_lines(d: Data, sc: str, rows: Rows) -> List[str]:
-    """the table of one scenario: the reference column, then the other
-    groups two at a time"""
+    """the reference column, then the other groups two at a time"""
     ref, *others = d.groups[sc]
     present = [(lab, k) for lab, k in rows
                if any(d.get(sc, g, k) is not None for g in d.groups[sc])]
@@ -186,8 +175,8 @@ def header(results: str, d: Data) -> List[str]:
 
 
 def summary_lines(results: str, d: Data) -> List[str]:
-    """the summary, cut to MAX_LINES: rows of DROP_ORDER go first, then
-    the last scenarios"""
+    """cut to MAX_LINES: DROP_ORDER's rows first, then the last
+    scenarios"""
     head = header(results, d)
     rows = list(d.rows)
     drop = [k for k in DROP_ORDER if k in [k for _, k in rows]]

@@ -1,17 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Results directories in the layout the guest scripts leave, for the
-tests of the reports.
-
-- copy_real(name, dst): one of the trimmed real results directories under
-  tests/data/ (see tests/data/README)
-- synth(dst, ...): a module comparison with chosen ops/s and park counts,
-  in the guest layout (RESULTS/guest/files) or HOST=1's (RESULTS/host);
-  module_run(...): one run of it, lock_stat(...) and lock_dump(...): its
-  /proc/lock_stat
-- CASES: the results directories whose outputs are kept in
-  tests/data/outputs/<case>/ (outputs(): what python3 -m slabpark report
-  writes; refresh() writes them anew after a change of a format)
-"""
+"""Results directories in the guest scripts' layout for the tests of the
+reports; CASES: those whose outputs tests/data/outputs/<case>/ keeps
+(refresh() writes them anew after a change of a format)."""
 
 import json
 import os
@@ -35,16 +25,8 @@ def write(path: str, text: str) -> None:
         f.write(text)
 
 
-def copy_real(name: str, dst: str) -> str:
-    """tests/data/NAME copied to DST/NAME (the tests write into it)"""
-    out = os.path.join(dst, name)
-    shutil.copytree(os.path.join(DATA, name), out)
-    return out
-
-
 def results(place: str, rnd: int, ops: float, peak: int,
             rest: int) -> Dict[str, object]:
-    """a run's .results as guest-compare.sh writes them"""
     return dict(
         run=rnd, state='done', error=0, placement=place, alloc_node=0,
         free_node=1, alloc_threads=2, free_threads=2, threads_per_cpu=1,
@@ -60,7 +42,6 @@ def results(place: str, rnd: int, ops: float, peak: int,
 
 
 def delta_doc(mode: str, extra: Optional[Dict[str, float]] = None) -> dict:
-    """a delta document of the cache; EXTRA's counters added or changed"""
     mets = {
         'free_fastpath': ('counter', 1000), 'free_slowpath': ('counter', 900000),
         'free_add_partial': ('counter', 50000), 'park_slab': ('counter', 0),
@@ -87,10 +68,9 @@ def synth(dst: str, ops: Dict[str, Sequence[float]],
           lockstat: bool = False, park: Optional[Dict[str, float]] = None,
           counters: Callable[[int, int], Dict[str, float]] = lambda m, r: {},
           rest: Optional[int] = None) -> str:
-    """a module comparison: OPS maps a mode ('0', '1', '2') to the ops/s
-    of its rounds (every placement the same); park_slab per mode from
-    PARK (default 0, 20000, 50000), the COUNTERS of (mode, round) beside
-    it; REST slabs at rest, or by mode"""
+    """OPS: mode -> the ops/s of its rounds (every placement the same);
+    park_slab per mode from PARK, the COUNTERS of (mode, round) beside it;
+    REST slabs at rest, or by mode"""
     park = park or {'0': 0, '1': 20000, '2': 50000, '3': 50000}
     files = os.path.join(dst, 'host') if host else \
         os.path.join(dst, 'guest', 'files')
@@ -121,7 +101,6 @@ def synth(dst: str, ops: Dict[str, Sequence[float]],
 
 
 def measured(mode: int, rnd: int) -> Dict[str, float]:
-    """the waits of the measurement kernel (synth's COUNTERS)"""
     return dict(free_wait_full_partial=300 - 100 * mode, free_wait_full_empty=10,
                 free_wait_empty_on=5, free_wait_empty_off=0)
 
@@ -129,8 +108,7 @@ def measured(mode: int, rnd: int) -> Dict[str, float]:
 def module_run(files: str, place: str, mode: str, rnd: int,
                results: Dict[str, object],
                counters: Optional[Dict[str, float]] = None) -> str:
-    """a run: RESULTS ('key: value' lines of the .results), delta_doc's
-    counters with COUNTERS; the path of its delta document"""
+    """the path of its delta document"""
     d = os.path.join(files, 'runs', place, 'park' + mode)
     write(os.path.join(d, '%d.results' % rnd), ''.join(
         '%s: %s\n' % kv for kv in results.items()))
@@ -142,10 +120,8 @@ def module_run(files: str, place: str, mode: str, rnd: int,
 def lock_stat(con: int, acq: int, total: float, top: float,
               waiters: Sequence[Tuple[int, str]] = (),
               holders: Sequence[Tuple[int, str]] = ()) -> str:
-    """a /proc/lock_stat as kernel/locking/lockdep_proc.c prints it
-    (seq_header, seq_stats) with one class, &n->list_lock: CON
-    contentions, ACQ acquisitions, wait TOTAL and TOP us, its contention
-    points WAITERS and contending points HOLDERS, (count, symbol)"""
+    """as kernel/locking/lockdep_proc.c prints one class, &n->list_lock:
+    WAITERS contention points, HOLDERS contending ones (count, symbol)"""
     name, width = runs.LOCK_CLASS, 40 + 1 + 12 * (14 + 1)
     text = '%s\n%s\n%40s' % (runs.LOCK_HEADER, '-' * width, 'class name')
     text += ''.join(' %14s' % c for c in (
@@ -171,44 +147,11 @@ def lock_dump(files: str, place: str, mode: str, rnd: int,
         place, mode, rnd)), text)
 
 
-def trim(src: str, dst: str) -> None:
-    """a real results directory SRC made into a fixture DST: meta.txt,
-    report.txt, summary.txt, summary.csv, guest/files/topology and the
-    runs, each delta document cut to what the reports read (kernel,
-    type/before/after/delta/value of each metric of the cache, the
-    results); the per-CPU and per-node parts go.  Refresh tests/data/
-    with: PYTHONPATH=tools python3 -c 'from slabpark.tests import
-    fixtures; fixtures.trim("results/<date>-<time>",
-    "tools/slabpark/tests/data/guest-2x2")'"""
-    keep = ('type', 'before', 'after', 'delta', 'value')
-    for name in ('meta.txt', 'report.txt', 'summary.txt', 'summary.csv'):
-        if os.path.exists(os.path.join(src, name)):
-            os.makedirs(dst, exist_ok=True)
-            shutil.copy(os.path.join(src, name), os.path.join(dst, name))
-    for root, _, names in os.walk(os.path.join(src, 'guest', 'files')):
-        rel = os.path.relpath(root, src)
-        for n in names:
-            path = os.path.join(root, n)
-            out = os.path.join(dst, rel, n)
-            if n == 'topology' or n.endswith('.results') or \
-                    rel.endswith('lockstat'):
-                os.makedirs(os.path.dirname(out), exist_ok=True)
-                shutil.copy(path, out)
-            elif n.endswith('.json') and '/runs/' in path:
-                with open(path) as f:
-                    doc = json.load(f)
-                doc = {'slabstat': doc.get('slabstat'),
-                       'kernel': doc.get('kernel'),
-                       'caches': {c: {'metrics': {
-                           k: {x: m[x] for x in keep if x in m}
-                           for k, m in v.get('metrics', {}).items()}}
-                           for c, v in doc.get('caches', {}).items()},
-                       'results': doc.get('results', {})}
-                write(out, json.dumps(doc, sort_keys=True) + "\n")
+NO_CLASS = lock_stat(0, 0, 0, 0).split('\n\n')[0] + '\n\n'
 
 
 def _footprint(dst: str) -> None:
-    """modes 0 and 1, three runs, and a stray file beside the placements"""
+    # modes 0 and 1, three runs, and a stray file beside the placements
     files = os.path.join(dst, 'guest', 'files')
     for r in (1, 2, 3):
         for m in ('0', '1'):
@@ -221,8 +164,7 @@ def _footprint(dst: str) -> None:
 
 
 def _measure(dst: str) -> None:
-    """the measurement kernel's counters; park=1 unparks, park=2 has only
-    the scan counters"""
+    # the measurement kernel's: park=1 unparks, park=2 has scans only
     files = os.path.join(dst, 'guest', 'files')
     for r in (1, 2):
         res = {'ops_per_sec': 1}
@@ -243,7 +185,6 @@ def _measure(dst: str) -> None:
 
 
 def _asked(dst: str) -> None:
-    """MEASURE=1 and LOCKSTAT=1 asked for, neither measured"""
     module_run(os.path.join(dst, 'guest', 'files'), 'cross', '0', 1,
                {'ops_per_sec': 1}, {'alloc_slab': 5})
     write(os.path.join(dst, 'meta.txt'), 'where: TCG guest\nruns: 1 x 1000 '
@@ -251,9 +192,8 @@ def _asked(dst: str) -> None:
 
 
 def _lockstat(dst: str) -> None:
-    """lock_stat of two park=0 runs (whose delta documents are missing),
-    one of park=1, park=2 and park=3 each, and an empty one of park=1
-    (what a failed cat of /proc/lock_stat leaves)"""
+    # park=0's delta documents missing; an empty dump (a failed cat) of
+    # park=1, one without &n->list_lock of park=2
     files = os.path.join(dst, 'guest', 'files')
     for m, r, nums, waiters, holders in (
             ('0', 1, (5002, 1000004, 25100.50, 7000.25), (
@@ -275,8 +215,10 @@ def _lockstat(dst: str) -> None:
              ((100, 'refill_sheaf+0x10/0x90'),))):
         lock_dump(files, 'cross', m, r, lock_stat(*nums, waiters, holders))
     lock_dump(files, 'cross', '1', 2, '')
+    lock_dump(files, 'cross', '2', 2, NO_CLASS)
     for m, r, parks in (('0', 1, None), ('0', 2, None), ('1', 1, 40),
-                        ('1', 2, 30), ('2', 1, 900), ('3', 1, 50)):
+                        ('1', 2, 30), ('2', 1, 900), ('2', 2, 800),
+                        ('3', 1, 50)):
         doc = module_run(files, 'cross', m, r, {'ops_per_sec': 1},
                          {'park_slab': parks or 0})
         if parks is None:
@@ -284,8 +226,8 @@ def _lockstat(dst: str) -> None:
 
 
 def _boots(dst: str) -> None:
-    """BASE=1: three boots of each kernel, local; cross only on the
-    patched kernel, park=1 overlapping park=0, park=2 not"""
+    # three boots of each kernel, local; cross only on the patched one,
+    # park=1 overlapping park=0, park=2 not
     for b, cross in enumerate(((100, 101, 150), (110, 120, 160),
                                (105, 130, 155)), 1):
         for k, mode, o in (('base', 'base', 1000),) + tuple(
@@ -318,22 +260,12 @@ def _workloads(dst: str) -> None:
                           500 + r, 30 + r + t, 40 * int(m), 9 - int(m)))
 
 
-def _min_partial(dst: str) -> None:
-    rows = ''.join('%d %s %d %d 2000000 %d 200 %d 5 2 %d %d 40\n' % (
-        r, m, d, 100 + r + 50 * int(m), 400 - 200 * (m == '1'), 8 + d,
-        3 * (m == '1'), 60 * (m == '1')) for r in (1, 2)
-        for m, d in (('0', 5), ('0', 10), ('0', 20), ('0', 40), ('1', 5),
-                     ('2', 5)))
-    write(os.path.join(dst, 'guest', 'files', 'minpartial.txt'),
-          '# default min_partial 5\nround mode min_partial ops_per_sec allocs '
-          'churn alloc_slab peak rest rest_partial parked_max parked_sum '
-          'parked_samples\n' + rows)
-
-
 CASES = {
     'footprint': _footprint,
     'measure': _measure,
     'asked': _asked,
+    'no-class': lambda d: [_asked(d), lock_dump(os.path.join(
+        d, 'guest', 'files'), 'cross', '0', 1, NO_CLASS)],
     'lockstat': _lockstat,
     # the noise floor of a sweep: local at the smallest capacity (by number)
     'sweep': lambda d: [synth(d, ops, places=p) for ops, p in (
@@ -377,7 +309,8 @@ CASES = {
                                   lockstat=True, counters=measured, host=True),
     'boots': _boots,
     'workloads': _workloads,
-    'min-partial': _min_partial,
+    'min-partial': lambda d: [os.makedirs(d + '/guest/files'), shutil.copy(
+        os.path.join(DATA, 'minpartial.txt'), d + '/guest/files')],
     # the real run, its outputs in the order written
     'guest-2x2': lambda d: shutil.copytree(os.path.join(DATA, 'guest-2x2'), d),
 }
@@ -385,16 +318,13 @@ CASES = {
 
 def outputs(case: str, dst: str) -> Dict[str, str]:
     """CASES[CASE] made in DST, then python3 -m slabpark report DST: the
-    texts of its *.txt, *.csv, *.json, plot.in (gnuplot's
-    input and data; gnuplot is not run) and stdout, DST written DIR"""
+    texts of its files, stdout, rc and plot.in (gnuplot's input and data;
+    gnuplot is not run), DST written DIR"""
     from slabpark import __main__ as cli
     CASES[case](dst)
     plot = []
-    run, which = subprocess.run, shutil.which
 
-    def gnuplot(argv, *args, input=None, **kw):
-        if argv != ['gnuplot']:
-            return run(argv, *args, input=input, **kw)
+    def gnuplot(argv, input=None, **kw):
         plot.append(input)
         for path in sorted(set(re.findall(r"'(/[^']*\.dat)'", input))):
             with open(path) as f:
@@ -402,8 +332,8 @@ def outputs(case: str, dst: str) -> Dict[str, str]:
         plot[:] = [x.replace(os.path.dirname(path), 'TMP') for x in plot]
         return subprocess.CompletedProcess(argv, 0)
     out = StringIO()
-    with mock.patch.object(shutil, 'which', lambda c: c if c == 'gnuplot'
-                           else which(c)), \
+    # the report runs no other command
+    with mock.patch.object(shutil, 'which', lambda c: c), \
             mock.patch.object(subprocess, 'run', gnuplot), \
             redirect_stdout(out):
         rc = cli.main(['report', dst])
@@ -417,8 +347,7 @@ def outputs(case: str, dst: str) -> Dict[str, str]:
     return {k: v.replace(dst, 'DIR') for k, v in got.items()}
 
 
-# what tests/data/outputs/ keeps of a case beside report.txt and
-# summary.txt
+# beside report.txt and summary.txt
 KEEP = {'footprint': ('summary.csv', 'plot.in'), 'plot-modes': ('plot.in',),
         'boots': ('summary-module.csv',),
         'workloads': ('summary-workloads.csv',),

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of slabpark.guest_out, make check's host-side checks of what the
-guest suites return, on the fixture dumps of test_slabstat and hand-made
-result files."""
+"""Tests of slabpark.guest_out on test_slabstat's fixture dumps and
+hand-made result files."""
 
 import os
 import re
@@ -11,6 +10,7 @@ import unittest
 
 from slabpark import guest_out, slabstat
 
+from . import fixtures
 from .test_slabstat import Fixtures
 
 
@@ -25,8 +25,7 @@ class WindowTest(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
 
     def dumps(self, edit=None):
-        """before (fixture p1) and after (p3, free_slowpath's parts
-        rewritten by EDIT) as files"""
+        """p1, and p3 with free_slowpath's parts EDIT"""
         after = slabstat.read_text(self.fx.dumps['p3'])
         if edit:
             after = re.sub(r'(?m)^(nfs_page_test free_slowpath w ).*$',
@@ -66,13 +65,10 @@ class ReportTest(unittest.TestCase):
         t = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, t)
         for f in self.WANT['files']:
-            os.makedirs(os.path.dirname(os.path.join(t, f)), exist_ok=True)
-            with open(os.path.join(t, f), 'w') as fh:
-                fh.write('x\n')
+            fixtures.write(os.path.join(t, f), 'x\n')
         for f, text in (('report.txt', report), ('cross.csv', csv_head),
                         ('summary.csv', summary)):
-            with open(os.path.join(t, f), 'w') as fh:
-                fh.write(text)
+            fixtures.write(os.path.join(t, f), text)
         return t
 
     REPORT = ("modes (the cache's debugfs park switch): base kernel\n"
