@@ -183,11 +183,11 @@ NESTED = (
      ['            1..3', '            # test_park_shrink: EXPECTATION '
       'FAILED at lib/tests/slub_kunit.c']),
     # the guest output before suites were subtests: the runner's own
-    # document and then the next suite's, which becomes part-2
+    # document and then the next suite's, whose results follow
     ('g', fixture('guest-patched-old.log'), [],
-     {('g', KS): (17, 0), ('g', 'part-2'): 8}, []),
+     {('g', KS): (17, 0), ('g',): 9}, []),
     ('g', fixture('guest-base-old.log'), [],
-     {('g', KS): (17, 4), ('g', 'part-2'): 8},
+     {('g', KS): (17, 4), ('g',): 9},
      ['        ok 12 park_footprint # SKIP kernel without slab parking (/sys/'
       'kernel/debug/slab/nfs_page_test/park or parked absent: no series, or '
       'no CONFIG_SLUB_DEBUG or CONFIG_DEBUG_FS)']),
@@ -197,12 +197,10 @@ NESTED = (
      ['guest-patched.kselftest.%s.remote_free_pct' % KS],
      {('guest-patched',): 3, ('guest-patched', 'kselftest', KS): 17},
      ['    ok 2 slabstat-window', '    ok 3 host-mode', '            1..17']),
-    ('debug-gate', fixture('debug-gate-old.log'), [],
-     {('debug-gate', 'part-1'): 18, ('debug-gate',): 2},
-     ['        ok 1 kunit # 19 passed (12 parking), 0 failed, 2 skipped, 80s',
-      '    ok 1 part-1']),
+    ('debug-gate', fixture('debug-gate-old.log'), [], {('debug-gate',): 19},
+     ['    ok 1 kunit # 19 passed (12 parking), 0 failed, 2 skipped, 80s']),
     ('debug-gate', ['TAP version 13', '1..1', '    SLABPARK-GUEST-START'] +
-     GATE, ['debug-gate.part-1.kselftest', 'debug-gate.debug-gate-default'],
+     GATE, ['debug-gate.kselftest', 'debug-gate.debug-gate-default'],
      {}, []),
     ('debug-gate', ['TAP version 13', '1..1', '    KTAP version 1',
                     '    # Subtest: debug-gate-default'] + GATE,
