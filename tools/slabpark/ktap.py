@@ -107,7 +107,7 @@ class Nester:
     def feed(self, raw):
         top = self.stack[-1]
         content, q = raw.replace('\r', '').strip(), 0
-        while q < top.depth and (content.startswith('# ') or content == '#'):
+        while q < top.depth and content.startswith('# '):
             content, q = content[2:], q + 1
         s = content.strip()
         r = parse_result(s)
