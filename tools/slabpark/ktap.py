@@ -1,16 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""KTAP for make check: Nester nests one step's output, as it comes, into
-the body of its subtest, which kunit.py parse reads down to the cases;
-run_unittests writes unittest's results as KTAP (python3 -m slabpark test).
-
-Nester nests as kunit_parser reads: "# Subtest: NAME" opens a subtest and
-the result line named NAME closes it (and, failed, what it holds); other
-result lines are children of the innermost open subtest, renumbered; a plan
-before a nested subtest's first child is kept; version lines are dropped
-(each subtest's header is written with its first child, 4 spaces of indent
-a level); the rest are diagnostics.  After the kselftest runner's "#
-selftests: DIR: TEST", "# TAP version 13" opens the subtest "selftests:
-DIR: TEST" whose lines carry one more "# ".
+"""KTAP for make check: Nester nests a step's output, as it comes, into its
+subtest, for kunit.py parse to read down to the cases, as kunit_parser
+nests: "# Subtest: NAME" opens a subtest, the result line named NAME closes
+it (and, failed, what it holds); other results are children of the
+innermost open one, renumbered; a plan before a nested subtest's first
+child is kept; version lines go (a subtest's header is written with its
+first child); the rest are diagnostics.  After the kselftest runner's "#
+selftests: DIR: TEST", "# TAP version 13" opens that subtest, its lines
+one "# " deeper.  run_unittests: unittest as KTAP (python3 -m slabpark test).
 """
 
 import os
@@ -21,25 +18,14 @@ import unittest
 VERSION = re.compile(r'^K?TAP version \d+$')
 PLAN = re.compile(r'^1\.\.([1-9]\d*)$')
 SUBTEST = re.compile(r'^# Subtest: (.*\S)')
-RESULT = re.compile(r'^(ok|not ok) (\d+)(?=\s|$)(.*)$')
+# (ok, its name, its directive): the name ends at the first '#', as in kunit_parser
+RESULT = re.compile(r'^(ok|not ok) \d+(?=\s|$)\s*(?:-(?=\s|$))?\s*([^#]*?)\s*(?:#\s*(.*))?$')
 SELFTESTS = re.compile(r'^# (selftests: \S+: \S.*)$')
 PREFIXED_VERSION = re.compile(r'^# K?TAP version \d+$')
 # where kunit_parser stops reading: never in a diagnostic
 KTAP_END = re.compile(r'(List of all partitions|Kernel panic - not syncing'
                       r'|reboot): (VFS:|System halted)?')
 INDENT = '    '
-
-
-def parse_result(s):
-    """(ok, number, name, directive or None) of a result line, or None; the
-    name ends at the first '#', as in kunit_parser."""
-    m = RESULT.match(s)
-    if not m:
-        return None
-    name, sep, directive = m.group(3).partition('#')
-    name = re.sub(r'^-(\s|$)', '', name.strip()).strip()
-    return (m.group(1) == 'ok', int(m.group(2)), name,
-            directive.strip() if sep else None)
 
 
 def result_line(ok, num, name, directive=None):
@@ -110,9 +96,9 @@ class Nester:
         while q < top.depth and content.startswith('# '):
             content, q = content[2:], q + 1
         s = content.strip()
-        r = parse_result(s)
+        r = RESULT.match(s)
         if r:
-            self._result(q, r[0], r[2], r[3])
+            self._result(q, r[1] == 'ok', r[2], r[3])
         elif q < top.depth:
             self._diag(content)
         elif SUBTEST.match(s):
@@ -149,11 +135,9 @@ class KtapResult(unittest.TestResult):
             'slabpark.tests.'), directive), file=self.out, flush=True)
 
     def startTest(self, test):
-        super().startTest(test)
         self.status = (True, None)
 
     def stopTest(self, test):
-        super().stopTest(test)
         self._line(test, *self.status)
         self.status = None
 
@@ -167,24 +151,18 @@ class KtapResult(unittest.TestResult):
             self.status = (ok, directive)
 
     def addError(self, test, err):
-        super().addError(test, err)
         self._set(test, False, err=err)
 
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        self._set(test, False, err=err)
+    addFailure = addError
 
     def addSubTest(self, test, subtest, err):
-        super().addSubTest(test, subtest, err)
-        if err is not None:
+        if err:
             self._set(test, False, err=err)
 
     def addSkip(self, test, reason):
-        super().addSkip(test, reason)
         self._set(test, True, 'SKIP ' + reason)
 
     def addUnexpectedSuccess(self, test):
-        super().addUnexpectedSuccess(test)
         self._set(test, False, 'unexpected success')
 
 

@@ -90,54 +90,42 @@ POINTS = ['TAP version 13'] + suite('kunit', KUNIT, False)[:-1] + \
     ['not ok 1 kunit # 30s'] + suite('kselftest', RUNNER, False)[:-1] + \
     ['not ok 2 kselftest # 90s', 'ok 3 dmesg # 0 problem lines', '1..3',
      'SLABPARK-DEBUG-GATE label=default pass=1 fail=2']
-# (step, its output, its failed cases, {subtest: children, or (children,
-# skipped)}, lines written)
+# (step, its output, its failed cases, {subtest: (children, skipped)},
+# lines written)
 NESTED = (
-    ('deps', ['[  0m00s] installing', 'present'], [], {},
-     ['    # [  0m00s] installing', '    # present']),
-    ('slabstat-host', fixture('slabstat-host.log'), [],
-     {('slabstat-host',): 134},
-     ['    ok 1 snap: exit 0 on the 2-node patched fixture']),
-    ('guest-patched', ['SLABPARK-GUEST-START nodes=0-1', 'KTAP version 1',
-                       '1..1'] + suite('kselftest', RUNNER, False),
-     ['guest-patched.kselftest.%s.run_cross' % KS],
-     {('guest-patched', 'kselftest', KS): 3},
-     ['            1..3', '            ok 3 taint # SKIP no taint',
-      '        not ok 1 %s # exit=1' % KS]),
-    ('boot-rt', ['KTAP version 1', '1..1'] + suite('kunit', KUNIT, False),
-     ['boot-rt.kunit.slub_test.test_park_shrink'],
-     {('boot-rt', 'kunit', 'slub_test'): 3,
-      ('boot-rt', 'kunit', 'slub_test', 'test_param'): 2},
-     ['            1..3', '            # test_park_shrink: EXPECTATION '
-      'FAILED at lib/tests/slub_kunit.c']),
     ('guest-base', fixture('guest-base.log'), [],
-     {('guest-base', 'kselftest', KS): (17, 4), ('guest-base',): 6},
+     {('guest-base', 'kselftest', KS): (17, 4), ('guest-base',): (6, 0)},
      ['            ok 17 taint', '    ok 4 topology # 1s']),
     # a kselftest expectation broken on purpose (slub_park.sh: cross's
     # remote_free_pct >= 101): the case is named, and only it
     ('guest-patched', fixture('guest-patched-broken.log'),
      ['guest-patched.kselftest.%s.remote_free_pct' % KS],
-     {('guest-patched',): 3, ('guest-patched', 'kselftest', KS): 17},
-     ['    ok 2 slabstat-window', '    ok 3 host-mode', '            1..17']),
-    ('debug-gate', fixture('debug-gate.log'), [], {('debug-gate', 'debug-gate-default'): 18},
+     {('guest-patched',): (3, 0), ('guest-patched', 'kselftest', KS): (17, 0)},
+     ['    ok 2 slabstat-window', '    ok 3 host-mode', '            1..17',
+      '        not ok 1 %s # exit=1' % KS]),
+    ('debug-gate', fixture('debug-gate.log'), [], {('debug-gate', 'debug-gate-default'): (18, 0)},
      ['        ok 1 kunit # 21s']),
     ('debug-gate', ['TAP version 13', '1..1', '    KTAP version 1',
                     '    # Subtest: debug-gate-default'] +
      ['    ' + t for t in POINTS] + ['not ok 1 debug-gate-default # 200s'],
      ['debug-gate.debug-gate-default.kunit.slub_test.test_park_shrink',
-      'debug-gate.debug-gate-default.kselftest.%s.run_cross' % KS], {}, []),
+      'debug-gate.debug-gate-default.kselftest.%s.run_cross' % KS],
+     {('debug-gate', 'debug-gate-default', 'kunit', 'slub_test'): (3, 0),
+      ('debug-gate', 'debug-gate-default', 'kunit', 'slub_test', 'test_param'): (2, 0)},
+     ['                1..3', '                # test_park_shrink: EXPECTATION '
+      'FAILED at lib/tests/slub_kunit.c', '                ok 3 taint # SKIP no taint']),
     ('host-refusals', fixture('host-refusals.log'), [],
-     {('host-refusals',): 25}, ['    ok 1 complete tree passes', '    # 1..25']),
-    ('race-widen', fixture('race-widen.log'), [], {('race-widen', 'race-widen'): 1},
+     {('host-refusals',): (25, 0)}, ['    ok 1 complete tree passes', '    # 1..25']),
+    ('race-widen', fixture('race-widen.log'), [], {('race-widen', 'race-widen'): (1, 0)},
      ['        ok 1 race_widen # 10773 parks, 3422 re-adds, 19s']),
     ('x', ['ok 1 x', 'ok 2 y'], [], {}, ['    ok 1 x (result)']),
     # diagnostics can neither open a subtest nor end kunit_parser's input
     ('g', ['Subtest: fake', 'reboot: System halted', 'ok 1 real'], [], {},
      ['    # (Subtest: fake)', '    # reboot : System halted', '    ok 1 real']),
     # late and SKIP plans are diagnostics
-    ('s', ['TAP version 13', '1..0 # SKIP nothing'], [], {('s',): 0}, []),
+    ('s', ['TAP version 13', '1..0 # SKIP nothing'], [], {('s',): (0, 0)}, []),
     ('t', ['KTAP version 1', '1..2', 'ok 1 a', 'ok 2 b', 'ok 3 c', '1..3'],
-     [], {('t',): 3}, ['    # 1..3']),
+     [], {('t',): (3, 0)}, ['    # 1..3']),
 )
 # the guest died in the kselftest, or it killed the kselftest runner:
 # what is open fails (kunit_parser: its plan not met, an error; the two
@@ -176,10 +164,9 @@ class NesterTest(unittest.TestCase):
                 for path, n in children.items():
                     t = main
                     for name in path:
-                        t = [c for c in t.subtests if c.name == name][0]
-                    skips = sum(c.status.name == 'SKIPPED' for c in t.subtests)
-                    self.assertEqual((len(t.subtests), skips) if isinstance(
-                        n, tuple) else len(t.subtests), n, path)
+                        t = next(c for c in t.subtests if c.name == name)
+                    self.assertEqual((len(t.subtests), sum(
+                        c.status.name == 'SKIPPED' for c in t.subtests)), n, path)
 
 
 def fake(rc=0, say=(), results=()):
@@ -199,7 +186,7 @@ def subtest_and_capture(ctx):
         st.result(True, 'a')
         st.result(False, 'b')
         st.directive = '12s summary'
-    ctx.say('captured: ' + ctx.capture(['sh', '-c', 'echo out; echo err >&2']))
+    ctx.say('captured: %r' % ctx.capture(['sh', '-c', 'echo out; echo err >&2']))
     return 0 if st.ok else 1
 
 
@@ -227,7 +214,8 @@ RUNS = (
     (Step('sh', steps.cmd('sh', '-c', 'echo TAP version 13; echo 1..2; echo ok 1 a; '
                           'echo oops >&2; echo not ok 2 b; exit 3')), 'not ok 8 sh .*',
      r'\n1\.\.2\nok 1 a\noops\nnot ok 2 b\n\Z', ['    # oops', '    not ok 2 b']),
-    (Step('s', subtest_and_capture), 'not ok 9 s .*', 'err\ncaptured: out\n\\Z',
+    (Step('s', subtest_and_capture), 'not ok 9 s .*',
+     "ok 1 a\nnot ok 2 b\nnot ok 1 one # 12s summary\nerr\ncaptured: 'out'\n\\Z",
      ['    not ok 1 one # 12s summary', '    # err']),
     (Step('t', subtest_fails), 'not ok 10 t .*', r'\nx\nnot ok 1 one\nx\n\Z', []),
     (Step('k', fake(0)), 'ok 11 k .*', r'\A\Z', []),
@@ -611,21 +599,13 @@ class UnittestKtapTest(unittest.TestCase):
             sys.modules.pop('pkgx.test_x', None)
             sys.modules.pop('pkgx', None)
         lines = out.getvalue().splitlines()
-        self.assertEqual(rc, 1)
-        self.assertEqual(lines[:2], ['KTAP version 1',
-                                     'ok 1 pkgx.test_x.T.test_a'])
-        for t in ('not ok 2 pkgx.test_x.T.test_b', '# AssertionError: 1 != 2',
-                  'ok 3 pkgx.test_x.T.test_c # SKIP later',
-                  'ok 4 pkgx.test_x.U.test_d', '# OSError: no',
-                  'not ok 6 setUpClass (pkgx.test_x.V)'):
-            self.assertIn(t, lines)
-        # every failure's traceback, before its test's line
-        f = lines[lines.index('ok 4 pkgx.test_x.U.test_d'):
-                  lines.index('not ok 5 pkgx.test_x.U.test_f')]
-        self.assertIn('# AssertionError: 1 != 0', f)
-        self.assertIn('# AssertionError: 2 != 0', f)
+        results = [t for t in lines if not t.startswith('# ')]
+        self.assertEqual((rc, results), (1, [
+            'KTAP version 1', 'ok 1 pkgx.test_x.T.test_a', 'not ok 2 pkgx.test_x.T.test_b',
+            'ok 3 pkgx.test_x.T.test_c # SKIP later', 'ok 4 pkgx.test_x.U.test_d',
+            'not ok 5 pkgx.test_x.U.test_f', 'not ok 6 setUpClass (pkgx.test_x.V)']))
+        # each failure's traceback between its test's line and the one before
+        for t, n in (('AssertionError: 1 != 2', 2), ('AssertionError: 1 != 0', 5),
+                     ('AssertionError: 2 != 0', 5), ('OSError: no', 6)):
+            self.assertIn('# ' + t, lines[lines.index(results[n - 1]):lines.index(results[n])])
         self.assertEqual(lines[-1], '# unittest: 3 passed, 3 failed')
-
-
-if __name__ == '__main__':
-    unittest.main()
