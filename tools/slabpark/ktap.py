@@ -76,15 +76,15 @@ class Nester:
         self.stack.append(Level(name, depth, self.stack[-1].indent + INDENT))
         self.selftests = None
 
-    def _result(self, q, ok, name, directive):
+    def _result(self, depth, ok, name, directive):
         self.selftests = None
         for i in range(len(self.stack) - 1, 0, -1):
-            if self.stack[i].depth >= q and self.stack[i].name == name:
+            if self.stack[i].depth >= depth and self.stack[i].name == name:
                 while len(self.stack) > i + 1:
                     self._close(False, 'no result line before ' + name)
                 self._close(ok, directive)
                 return
-        while self.stack[-1].depth > q:
+        while self.stack[-1].depth > depth:
             self._close(False, 'no result line')
         if name == self.stack[0].name:
             name += ' (result)'
@@ -92,21 +92,21 @@ class Nester:
 
     def feed(self, raw):
         top = self.stack[-1]
-        content, q = raw.replace('\r', '').strip(), 0
-        while q < top.depth and content.startswith('# '):
-            content, q = content[2:], q + 1
+        content, depth = raw.replace('\r', '').strip(), 0
+        while depth < top.depth and content.startswith('# '):
+            content, depth = content[2:], depth + 1
         s = content.strip()
         r = RESULT.match(s)
         if r:
-            self._result(q, r[1] == 'ok', r[2], r[3])
-        elif q < top.depth:
+            self._result(depth, r[1] == 'ok', r[2], r[3])
+        elif depth < top.depth:
             self._diag(content)
         elif SUBTEST.match(s):
-            self._open(SUBTEST.match(s).group(1), q)
+            self._open(SUBTEST.match(s).group(1), depth)
         elif PLAN.match(s) and len(self.stack) > 1 and not top.n and not top.plan:
             top.plan = int(s[3:])
         elif PREFIXED_VERSION.match(s) and self.selftests:
-            self._open(self.selftests, q + 1)
+            self._open(self.selftests, depth + 1)
         elif not VERSION.match(s):
             if SELFTESTS.match(s):
                 self.selftests = s[2:]
