@@ -1,20 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make check's runner: every step (slabpark.steps.STEPS) a KTAP subtest
-of one document.
-
-    python3 -m slabpark check [STEP...]   the steps named (default: STEPS
-                                          but the full-only ones), in order
-    python3 -m slabpark check --full      every step (make check-full)
-    python3 -m slabpark check --list      the table
-
-A step's children are its own results, nested as they come
-(slabpark.ktap.Nester); its output is also kept in
-$SLABPARK_LOGDIR/check/<step>.log (default $SLABPARK_CACHE/logs), which a
-failed step's result line names.  The last line is "check: N passed, N
-failed, N skipped"; exit status 0 when no step failed, 2 for a bad
-argument.  A step's run (a function of its Context) returns 0 or None
-(pass), SKIP (the reason its last line) or another status (fail), or
-raises Fail or vm.Error; a step with a failed result of its own fails.
+"""make check's runner: each step of slabpark.steps.STEPS one KTAP subtest
+of one document, its output nested by slabpark.ktap.Nester and kept in
+$SLABPARK_LOGDIR/check/<step>.log; the last line "check: N passed, N
+failed, N skipped".  A step's run(ctx) returns 0 or None (pass), SKIP (its
+last line the reason) or another status (fail), or raises Fail or vm.Error.
 """
 
 import contextlib
@@ -54,9 +43,8 @@ def elapsed(env=os.environ):
 
 
 def popen(argv, **kw):
-    """A child in a session of its own (stdin /dev/null), so that stopping
-    make check stops it and what it started (make -j's jobs) with
-    vm.stop; OSError as Fail."""
+    """A child in a session of its own, so that vm.stop stops it and what it
+    started (make -j's jobs); OSError as Fail."""
     try:
         return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                 start_new_session=True, **kw)
@@ -65,8 +53,7 @@ def popen(argv, **kw):
 
 
 def child(argv, capture=False, **kw):
-    """subprocess.run(argv, **kw) as popen starts it (CAPTURE: stdout and
-    stderr as text)."""
+    """subprocess.run as popen starts it; CAPTURE: stdout and stderr as text."""
     if capture:
         kw.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                   errors='replace')
@@ -80,15 +67,13 @@ def child(argv, capture=False, **kw):
 
 
 class Context:
-    """One step: its output lines (into LOG and, nested, to EMIT), the
-    results it prints itself, its commands; RESULTS: step: verdict of the
-    steps before."""
+    """What a step runs in: each line it prints goes to its log and, nested,
+    to EMIT; RESULTS: step: verdict of the steps before."""
 
     def __init__(self, name, log, emit, results):
-        self.name, self.log, self.results = name, log, results
-        self.last = ''
+        self.log, self.results, self.last = log, results, ''
         self.nester = ktap.Nester(name, emit)
-        self._num = [0]     # the result numbers of the levels it opened
+        self._num = [0]     # the last result number of each open level
 
     def line(self, text):
         self.last = text = text.rstrip('\n')
@@ -107,9 +92,8 @@ class Context:
 
     @contextlib.contextmanager
     def subtest(self, name):
-        """with ctx.subtest(NAME) as st: its results by st.result; it fails
-        when one does, by st.ok = False or an exception (a Fail's message
-        said); st.directive: its result line's."""
+        """with ctx.subtest(NAME) as st: it fails when a st.result does, by
+        st.ok = False or by an exception; st.directive: its result's."""
         st = types.SimpleNamespace(ok=True, directive=None)
 
         def result(ok, what, directive=None):
@@ -131,9 +115,9 @@ class Context:
             self.result(st.ok, name, st.directive)
 
     def run(self, argv, env=None, check=False, cwd=TOP, capture=False):
-        """Run argv (ENV on top of os.environ), its stderr streamed into the
-        step and its stdout too, or with CAPTURE returned (stripped);
-        else its exit status.  Fail when CHECK and it failed."""
+        """Run argv (ENV over os.environ), its stderr and, without CAPTURE,
+        its stdout into the step; returns its exit status or, with CAPTURE,
+        its stdout stripped.  CHECK: Fail when it failed."""
         with tempfile.TemporaryFile() if capture else \
                 contextlib.nullcontext() as out:
             p = popen(argv, cwd=cwd, env=dict(os.environ, **(env or {})),
@@ -143,7 +127,6 @@ class Context:
                 try:
                     for raw in p.stderr if capture else p.stdout:
                         self.line(raw.decode('utf-8', 'replace'))
-                    # (a child that closed its output may still run)
                     p.wait()
                 except BaseException:
                     vm.stop(p)
@@ -159,90 +142,70 @@ class Context:
         return self.run(argv, check=check, capture=True, **kw)
 
 
-# ---- the runner
+def run_step(ctx, st, env):
+    """ST's status; a step's bug fails it, the traceback in its log."""
+    why = st.skip and st.skip(env)
+    if why:
+        ctx.say(why)
+        return SKIP
+    for need in st.needs:
+        if ctx.results.get(need) != 'pass':
+            ctx.say("cannot run: step '%s' did not pass" % need)
+            return 1
+    try:
+        return st.run(ctx) or 0
+    except (Fail, vm.Error) as e:
+        ctx.say(e)
+    except Exception:
+        ctx.say(traceback.format_exc().rstrip())
+    return 1
 
-class Runner:
-    def __init__(self, logs, out=sys.stdout, env=os.environ):
-        self.logs, self.out, self.env = logs, out, env
-        self.result = {}        # step: pass, fail or skip, for needs=
-        self.done = []          # (step, verdict) of each run
-        self.interrupted = False
 
-    def emit(self, line):
-        self.out.write(line + '\n')
-        self.out.flush()
-
-    def step(self, n, st):
-        t0 = time.time()
-        self.emit('# [%s] check %d: %s' % (elapsed(self.env), n, st.name))
-        log = os.path.join(self.logs, st.name + '.log')
+def run_steps(todo, logs, out=sys.stdout, env=os.environ):
+    """Run the steps TODO, printing the document to OUT; the exit status."""
+    def emit(line):
+        out.write(line + '\n')
+        out.flush()
+    emit('KTAP version 1')
+    emit('1..%d' % len(todo))
+    results, done, interrupted = {}, [], False
+    for n, st in enumerate(todo, 1):
+        emit('# [%s] check %d: %s' % (elapsed(env), n, st.name))
+        t0, log = time.time(), os.path.join(logs, st.name + '.log')
         with open(log, 'w') as f:
-            ctx = Context(st.name, f, self.emit, self.result)
+            ctx = Context(st.name, f, emit, results)
             try:
-                rc = self._run(ctx, st)
+                rc = run_step(ctx, st, env)
             except KeyboardInterrupt:
                 ctx.say('interrupted')
-                self.interrupted = True
+                rc, interrupted = 1, True
+            failed = ctx.nester.finish().failed
+            if rc == 0 and failed:
+                ctx.say('%d of its subtests failed' % failed)
                 rc = 1
-            base = ctx.nester.finish()
-            if rc == 0 and base.failed:
-                # KTAP: a test with a failing subtest fails
-                ctx.say('%d of its subtests failed' % base.failed)
-                rc = 1
+        verdict = results[st.name] = {0: 'pass', SKIP: 'skip'}.get(rc, 'fail')
         dt = int(time.time() - t0)
-        if rc == 0:
-            self.emit('ok %d %s # %ds' % (n, st.name, dt))
-        elif rc == SKIP:
-            self.emit('ok %d %s # SKIP %s' % (n, st.name, ctx.last.strip()))
-        else:
-            self.emit('not ok %d %s # %ds, log: %s' % (n, st.name, dt, log))
-        self.result[st.name] = {0: 'pass', SKIP: 'skip'}.get(rc, 'fail')
-        self.done.append((st.name, self.result[st.name]))
-
-    def _run(self, ctx, st):
-        why = st.skip(self.env) if st.skip else None
-        if why:
-            ctx.say(why)
-            return SKIP
-        for need in st.needs:
-            if self.result.get(need) != 'pass':
-                ctx.say("cannot run: step '%s' did not pass" % need)
-                return 1
-        try:
-            rc = st.run(ctx)
-        except (Fail, vm.Error) as e:
-            ctx.say(str(e))
-            return 1
-        except Exception:
-            # a bug of the step (or a file it needs is missing): its
-            # failure, the traceback in its log; the other steps run
-            ctx.say(traceback.format_exc().rstrip())
-            return 1
-        return rc or 0
-
-    def run(self, steps):
-        self.emit('KTAP version 1')
-        self.emit('1..%d' % len(steps))
-        for n, st in enumerate(steps, 1):
-            self.step(n, st)
-            if self.interrupted:
-                break
-        failed = [s for s, v in self.done if v == 'fail']
-        if failed:
-            self.emit('# failed steps:')
-            for s in failed:
-                self.emit('#   %s (%s.log)' % (s, os.path.join(self.logs, s)))
-        self.emit('# make check took %s' % elapsed(self.env))
-        count = [v for _, v in self.done].count
-        self.emit('check: %d passed, %d failed, %d skipped' % (
-            count('pass'), count('fail'), count('skip')))
-        return 130 if self.interrupted else 1 if failed else 0
+        emit(ktap.result_line(verdict != 'fail', n, st.name, {
+            'pass': '%ds' % dt, 'skip': 'SKIP ' + ctx.last.strip(),
+            'fail': '%ds, log: %s' % (dt, log)}[verdict]))
+        done.append((st.name, verdict))
+        if interrupted:
+            break
+    failed = [s for s, v in done if v == 'fail']
+    if failed:
+        emit('# failed steps:')
+        for s in failed:
+            emit('#   %s (%s.log)' % (s, os.path.join(logs, s)))
+    emit('# make check took %s' % elapsed(env))
+    count = [v for _, v in done].count
+    emit('check: %d passed, %d failed, %d skipped' % (
+        count('pass'), count('fail'), count('skip')))
+    return 130 if interrupted else 1 if failed else 0
 
 
 def select(table, names, full):
-    """The steps of TABLE to run: NAMES in the order given, all but the
-    full-only ones, or with full every step.  ValueError for a bad
-    request."""
+    """NAMES' steps in the order given, else all but the full-only ones (with
+    FULL all); ValueError for a bad request."""
     if full and names:
         raise ValueError('--full takes no steps')
     by_name = {s.name: s for s in table}
@@ -269,13 +232,12 @@ def main(table, names, full=False, listing=False):
         return 2
     env = setup_env()
     os.chdir(TOP)
-    # SIGTERM (a CI job's timeout) as SIGINT: the step running and its
-    # children are stopped, the summary and the last line still printed
+    # a CI job's timeout: the step and its children stopped, the last line printed
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     logs = os.path.join(env['SLABPARK_LOGDIR'], 'check')
     os.makedirs(logs, exist_ok=True)
     try:
-        return Runner(logs).run(todo)
+        return run_steps(todo, logs)
     except KeyboardInterrupt:
         print('slabpark check: interrupted', file=sys.stderr)
         return 130

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Unit tests of make check (slabpark.check, steps) and its KTAP
-(slabpark.ktap).  Fixtures: step logs of real make check runs
-(fixtures/check/, *-old.log from before the nesting).  Where a kernel tree
-is in the cache, its kunit_parser.py reads the nested output too."""
+"""Unit tests of make check: its runner (slabpark.check), its KTAP
+(slabpark.ktap) and its steps (slabpark.steps).  Fixtures: step logs of
+make check runs (fixtures/check/)."""
 
+import contextlib
 import glob
 import importlib.util
 import io
@@ -39,92 +39,25 @@ def nest(step, lines, ok=True):
     return out + [ktap.result_line(ok, 1, step)]
 
 
-class Node:
-    def __init__(self, name, ok=None, directive=None):
-        self.name, self.ok, self.directive = name, ok, directive
-        self.children, self.plan = [], None
-
-    def find(self, path):
-        node = self
-        for p in path:
-            node = [c for c in node.children if c.name == p][0]
-        return node
-
-    def failed(self, prefix=''):
-        """the names of the failed leaves, kunit.py's way (a.b.c)"""
-        return [f for c in self.children for f in (
-            c.failed(prefix + c.name + '.') if c.children else
-            [prefix + c.name] if c.ok is False else [])]
-
-
-def read_ktap(lines):
-    """Parse what Nester and the runner write, strictly: a subtest is
-    "KTAP version 1" and "# Subtest: NAME" indented 4 more than its
-    result line, which names it; its plan (if any) before its children,
-    which are numbered from 1 and as many as the plan says."""
-    pos = [1]
-
-    def level(node, indent, named):
-        while pos[0] < len(lines):
-            no, line = pos[0], lines[pos[0]]
-            body, i = line.strip(), len(line) - len(line.lstrip(' '))
-            pos[0] += 1
-            if not body or body.startswith('#') and \
-                    not body.startswith('# Subtest:'):
-                continue
-            if i == indent + 4 and body == 'KTAP version 1':
-                sub = lines[no + 1]
-                assert sub.startswith(' ' * i + '# Subtest: '), (no + 1, sub)
-                child = Node(sub.strip()[len('# Subtest: '):])
-                pos[0] += 1
-                level(child, i, True)
-                node.children.append(child)
-                assert child.num == len(node.children), child.name
-                continue
-            r = ktap.parse_result(body)
-            if named and i == indent - 4:
-                assert r and r[2] == node.name, (no, line, node.name)
-                node.ok, node.num, _, node.directive = r
-                # (a subtest cut short fails, its plan not met)
-                assert node.plan in (None, len(node.children)) or \
-                    not node.ok, node.name
-                return
-            assert i == indent, 'line %d: indent: %r' % (no, line)
-            if body.startswith('1..'):
-                assert node.plan is None and not node.children, (no, line)
-                node.plan = int(body[3:])
-                continue
-            assert r and r[1] == len(node.children) + 1, (no, line)
-            node.children.append(Node(r[2], r[0], r[3]))
-        assert not named, 'subtest %s not closed' % node.name
-
-    assert lines[0] == 'KTAP version 1', lines[0]
-    root = Node('main')
-    level(root, 0, False)
-    assert root.plan in (None, len(root.children))
-    return root
-
-
-def kunit_parse(test, lines):
-    """(errors, the failed cases as a.b.c) of the cached kernel tree's
-    kunit_parser on LINES; the test skipped without one."""
-    cache = os.environ.get('SLABPARK_CACHE') or os.path.expanduser(
-        '~/.cache/slabpark')
-    found = glob.glob(os.path.join(cache, 'src', 'linux-*', 'tools',
-                                   'testing', 'kunit', 'kunit_parser.py'))
+def kunit_parser(test):
+    """The cached kernel tree's kunit_parser as parse(LINES) -> its main
+    Test; TEST skipped without a tree."""
+    cache = os.environ.get('SLABPARK_CACHE') or os.path.expanduser('~/.cache/slabpark')
+    found = glob.glob(os.path.join(cache, 'src', 'linux-*', 'tools', 'testing', 'kunit'))
     if not found:
         test.skipTest('no kernel tree with tools/testing/kunit in the cache')
-    sys.path.insert(0, os.path.dirname(sorted(found)[0]))
+    sys.path.insert(0, sorted(found)[0])
     import kunit_parser
     import kunit_printer
-    result = kunit_parser.parse_run_tests(lines, kunit_printer.Printer(
+    return lambda lines: kunit_parser.parse_run_tests(lines, kunit_printer.Printer(
         print=False))
 
-    def failed(t, prefix):
-        if not t.subtests:
-            return [] if t.ok_status() else [prefix + t.name]
-        return [f for c in t.subtests for f in failed(c, prefix + t.name + '.')]
-    return result.counts.errors, [f[len('main.'):] for f in failed(result, '')]
+
+def failed(t, prefix=''):
+    """The failed cases under kunit_parser's Test T, kunit.py's way: a.b.c."""
+    return [f for c in t.subtests for f in (
+        failed(c, prefix + c.name + '.') if c.subtests else
+        [] if c.ok_status() else [prefix + c.name])]
 
 
 RUNNER = ['KTAP version 1', '1..1', '# timeout set to 600',
@@ -152,119 +85,88 @@ def suite(name, lines, ok):
         ['%s %s' % ('ok 1' if ok else 'not ok 1', name)]
 
 
-# debug-gate.sh before it named the boot: the guest's document, indented,
-# its plan late, then the host's point; then with the boot named; then
-# its kunit and kselftest points holding their own KTAP
-GATE = ['    TAP version 13', '    ok 1 kunit # 30s',
-        '    not ok 2 kselftest # 100s', '    1..2',
-        'not ok 1 debug-gate-default # 200s']
+# debug-gate.sh's points, its kunit and kselftest ones holding their own KTAP
 POINTS = ['TAP version 13'] + suite('kunit', KUNIT, False)[:-1] + \
     ['not ok 1 kunit # 30s'] + suite('kselftest', RUNNER, False)[:-1] + \
     ['not ok 2 kselftest # 90s', 'ok 3 dmesg # 0 problem lines', '1..3',
      'SLABPARK-DEBUG-GATE label=default pass=1 fail=2']
-# (step, its output, its failed cases, {subtest: children, or (children,
-# skipped)}, lines written)
+# (step, its output, its failed cases, {subtest: (children, skipped)},
+# lines written)
 NESTED = (
-    ('deps', ['[  0m00s] installing', 'present'], [], {},
-     ['    # [  0m00s] installing', '    # present']),
-    ('slabstat-host', fixture('slabstat-host.log'), [],
-     {('slabstat-host',): 134},
-     ['    ok 1 snap: exit 0 on the 2-node patched fixture']),
-    ('guest-patched', ['SLABPARK-GUEST-START nodes=0-1', 'KTAP version 1',
-                       '1..1'] + suite('kselftest', RUNNER, False),
-     ['guest-patched.kselftest.%s.run_cross' % KS],
-     {('guest-patched', 'kselftest', KS): 3},
-     ['            1..3', '            ok 3 taint # SKIP no taint',
-      '        not ok 1 %s # exit=1' % KS]),
-    ('boot-rt', ['KTAP version 1', '1..1'] + suite('kunit', KUNIT, False),
-     ['boot-rt.kunit.slub_test.test_park_shrink'],
-     {('boot-rt', 'kunit', 'slub_test'): 3,
-      ('boot-rt', 'kunit', 'slub_test', 'test_param'): 2},
-     ['            1..3', '            # test_park_shrink: EXPECTATION '
-      'FAILED at lib/tests/slub_kunit.c']),
-    # the guest output before suites were subtests: the runner's own
-    # document and then the next suite's, which becomes part-2
-    ('g', fixture('guest-patched-old.log'), [],
-     {('g', KS): (17, 0), ('g', 'part-2'): 8}, []),
-    ('g', fixture('guest-base-old.log'), [],
-     {('g', KS): (17, 4), ('g', 'part-2'): 8},
-     ['        ok 12 park_footprint # SKIP kernel without slab parking (/sys/'
-      'kernel/debug/slab/nfs_page_test/park or parked absent: no series, or '
-      'no CONFIG_SLUB_DEBUG or CONFIG_DEBUG_FS)']),
+    ('guest-base', fixture('guest-base.log'), [],
+     {('guest-base', 'kselftest', KS): (17, 4), ('guest-base',): (6, 0)},
+     ['            ok 17 taint', '    ok 4 topology # 1s']),
     # a kselftest expectation broken on purpose (slub_park.sh: cross's
     # remote_free_pct >= 101): the case is named, and only it
     ('guest-patched', fixture('guest-patched-broken.log'),
      ['guest-patched.kselftest.%s.remote_free_pct' % KS],
-     {('guest-patched',): 3, ('guest-patched', 'kselftest', KS): 17},
-     ['    ok 2 slabstat-window', '    ok 3 host-mode', '            1..17']),
-    ('debug-gate', fixture('debug-gate-old.log'), [],
-     {('debug-gate', 'part-1'): 18, ('debug-gate',): 2},
-     ['        ok 1 kunit # 19 passed (12 parking), 0 failed, 2 skipped, 80s',
-      '    ok 1 part-1']),
-    ('debug-gate', ['TAP version 13', '1..1', '    SLABPARK-GUEST-START'] +
-     GATE, ['debug-gate.part-1.kselftest', 'debug-gate.debug-gate-default'],
-     {}, []),
-    ('debug-gate', ['TAP version 13', '1..1', '    KTAP version 1',
-                    '    # Subtest: debug-gate-default'] + GATE,
-     ['debug-gate.debug-gate-default.kselftest'], {}, []),
+     {('guest-patched',): (3, 0), ('guest-patched', 'kselftest', KS): (17, 0)},
+     ['    ok 2 slabstat-window', '    ok 3 host-mode', '            1..17',
+      '        not ok 1 %s # exit=1' % KS]),
+    ('debug-gate', fixture('debug-gate.log'), [], {('debug-gate', 'debug-gate-default'): (18, 0)},
+     ['        ok 1 kunit # 21s']),
     ('debug-gate', ['TAP version 13', '1..1', '    KTAP version 1',
                     '    # Subtest: debug-gate-default'] +
      ['    ' + t for t in POINTS] + ['not ok 1 debug-gate-default # 200s'],
      ['debug-gate.debug-gate-default.kunit.slub_test.test_park_shrink',
-      'debug-gate.debug-gate-default.kselftest.%s.run_cross' % KS], {}, []),
+      'debug-gate.debug-gate-default.kselftest.%s.run_cross' % KS],
+     {('debug-gate', 'debug-gate-default', 'kunit', 'slub_test'): (3, 0),
+      ('debug-gate', 'debug-gate-default', 'kunit', 'slub_test', 'test_param'): (2, 0)},
+     ['                1..3', '                # test_park_shrink: EXPECTATION '
+      'FAILED at lib/tests/slub_kunit.c', '                ok 3 taint # SKIP no taint']),
     ('host-refusals', fixture('host-refusals.log'), [],
-     {('host-refusals',): 25}, ['    ok 1 complete tree passes', '    # 1..25']),
-    ('race-widen', fixture('race-widen-old.log'), [], {('race-widen',): 1},
-     ['    ok 1 race_widen # 5802 parks, 1051 re-adds, 21s']),
+     {('host-refusals',): (25, 0)}, ['    ok 1 complete tree passes', '    # 1..25']),
+    ('race-widen', fixture('race-widen.log'), [], {('race-widen', 'race-widen'): (1, 0)},
+     ['        ok 1 race_widen # 10773 parks, 3422 re-adds, 19s']),
     ('x', ['ok 1 x', 'ok 2 y'], [], {}, ['    ok 1 x (result)']),
     # diagnostics can neither open a subtest nor end kunit_parser's input
     ('g', ['Subtest: fake', 'reboot: System halted', 'ok 1 real'], [], {},
      ['    # (Subtest: fake)', '    # reboot : System halted', '    ok 1 real']),
     # late and SKIP plans are diagnostics
-    ('s', ['TAP version 13', '1..0 # SKIP nothing'], [], {('s',): 0}, []),
+    ('s', ['TAP version 13', '1..0 # SKIP nothing'], [], {('s',): (0, 0)}, []),
     ('t', ['KTAP version 1', '1..2', 'ok 1 a', 'ok 2 b', 'ok 3 c', '1..3'],
-     [], {('t',): 3}, ['    # 1..3']),
+     [], {('t',): (3, 0)}, ['    # 1..3']),
 )
-# the guest died in the kselftest: what is open fails (kunit_parser: its
-# plan not met, an error)
-CUT = ('guest-patched', suite('kselftest', RUNNER[:9], True)[:-1], [], {},
-       ['        not ok 1 %s # no result line: the output ended' % KS,
-        '    not ok 1 kselftest # no result line: the output ended'])
+# the guest died in the kselftest, or it killed the kselftest runner:
+# what is open fails (kunit_parser: its plan not met, an error; the two
+# cases missing named as KS's of no name)
+MISSING = ['guest-patched.kselftest.%s.' % KS] * 2
+CUT = (
+    ('guest-patched', suite('kselftest', RUNNER[:9], True)[:-1], MISSING, {},
+     ['        not ok 1 %s # no result line: the output ended' % KS,
+      '    not ok 1 kselftest # no result line: the output ended']),
+    ('guest-patched', suite('kselftest', RUNNER[:9], False), MISSING, {},
+     ['        not ok 1 %s # no result line before kselftest' % KS,
+      '    not ok 1 kselftest']),
+    ('g', RUNNER[:9] + ['not ok 1 other'], ['g.%s.' % KS] * 2 + ['g.other'], {},
+     ['    not ok 1 %s # no result line' % KS, '    not ok 2 other']),
+)
 
 
 class NesterTest(unittest.TestCase):
     def test_nested(self):
-        for step, lines, failed, children, written in NESTED + (CUT,):
-            with self.subTest(step=step, first=lines[:3]):
-                out = nest(step, lines, not failed)
-                root = read_ktap(out)
-                self.assertEqual(root.failed(), failed)
-                for path, n in children.items():
-                    kids = root.find(path).children
-                    skips = [c for c in kids if c.directive and
-                             c.directive.startswith('SKIP')]
-                    self.assertEqual((len(kids), len(skips)) if isinstance(
-                        n, tuple) else len(kids), n, path)
-                for t in written:
-                    self.assertIn(t, out)
-
-    def test_plain_output_is_one_result(self):
-        self.assertEqual(nest('deps', ['installing']), [
+        """the lines written; kunit_parser reads them without an error (CUT:
+        with one), names the failed cases and counts each subtest's"""
+        docs = []
+        for step, lines, fails, children, written in NESTED + CUT:
+            docs.append(nest(step, lines, not fails))
+            for t in written:
+                self.assertIn(t, docs[-1], step)
+        self.assertEqual(nest('deps', ['TAP version 13', 'installing']), [
             'KTAP version 1', '1..1', '    # installing', 'ok 1 deps'])
-
-    def test_kunit_parser_reads_it(self):
-        doc = ['KTAP version 1', '1..%d' % len(NESTED)]
-        want = []
-        for i, (step, lines, failed, _, _) in enumerate(NESTED, 1):
-            n = ktap.Nester('%s-%d' % (step, i), doc.append)
-            for t in lines:
-                n.feed(t)
-            n.finish()
-            doc.append(ktap.result_line(not failed, i, '%s-%d' % (step, i)))
-            want += [re.sub('^%s' % step, '%s-%d' % (step, i), f)
-                     for f in failed]
-        errors, failed = kunit_parse(self, doc + ['check: 1 passed'])
-        self.assertEqual((errors, failed), (0, want))
+        parse = kunit_parser(self)
+        for row, doc in zip(NESTED + CUT, docs):
+            step, lines, fails, children, _ = row
+            with self.subTest(step=step, first=lines[:3]):
+                main = parse(doc)
+                self.assertEqual((bool(main.counts.errors), failed(main)),
+                                 (row in CUT, fails))
+                for path, n in children.items():
+                    t = main
+                    for name in path:
+                        t = next(c for c in t.subtests if c.name == name)
+                    self.assertEqual((len(t.subtests), sum(
+                        c.status.name == 'SKIPPED' for c in t.subtests)), n, path)
 
 
 def fake(rc=0, say=(), results=()):
@@ -279,12 +181,59 @@ def fake(rc=0, say=(), results=()):
     return run
 
 
+def subtest_and_capture(ctx):
+    with ctx.subtest('one') as st:
+        st.result(True, 'a')
+        st.result(False, 'b')
+        st.directive = '12s summary'
+    ctx.say('captured: %r' % ctx.capture(['sh', '-c', 'echo out; echo err >&2']))
+    return 0 if st.ok else 1
+
+
+def subtest_fails(ctx):
+    with ctx.subtest('one'):
+        raise check.Fail('x')
+
+
+# (step, its result line, its log (a regex), lines of the document), run
+# in one document with KSRC and CHECK_DEBUG=0 set
+RUNS = (
+    (Step('a', fake(0, ['hello'])), r'ok 1 a # \d+s', r'\Ahello\n\Z', ['    # hello']),
+    (Step('b', fake(check.SKIP, ['no reason here', 'why not'])), 'ok 2 b # SKIP why not',
+     'no reason here', []),
+    (Step('c', fake(1, ['broken'])), r'not ok 3 c # \d+s, log: .*/c\.log', 'broken', []),
+    (Step('d', fake(check.Fail('it broke'))), 'not ok 4 d .*', r'\Ait broke\n\Z', []),
+    (Step('e', fake(None, results=[(True, 'x')])), 'ok 5 e .*', r'\Aok 1 x\n\Z',
+     ['    ok 1 x']),
+    # a step's bug fails that step, its traceback in its log
+    (Step('f', fake(KeyError('nokey'))), 'not ok 6 f .*', "KeyError: 'nokey'", []),
+    # status 0, but a subtest left open: KTAP: the step fails too
+    (Step('g', steps.cmd('sh', '-c', 'echo KTAP version 1; echo "# Subtest: s"; '
+                         'echo ok 1 a')), 'not ok 7 g .*', '1 of its subtests failed\n',
+     ['    not ok 1 s # no result line: the output ended']),
+    (Step('sh', steps.cmd('sh', '-c', 'echo TAP version 13; echo 1..2; echo ok 1 a; '
+                          'echo oops >&2; echo not ok 2 b; exit 3')), 'not ok 8 sh .*',
+     r'\n1\.\.2\nok 1 a\noops\nnot ok 2 b\n\Z', ['    # oops', '    not ok 2 b']),
+    (Step('s', subtest_and_capture), 'not ok 9 s .*',
+     "ok 1 a\nnot ok 2 b\nnot ok 1 one # 12s summary\nerr\ncaptured: 'out'\n\\Z",
+     ['    not ok 1 one # 12s summary', '    # err']),
+    (Step('t', subtest_fails), 'not ok 10 t .*', r'\nx\nnot ok 1 one\nx\n\Z', []),
+    (Step('k', fake(0)), 'ok 11 k .*', r'\A\Z', []),
+    (Step('n1', fake(0), needs=('k',)), 'ok 12 n1 .*', r'\A\Z', []),
+    (Step('n2', fake(0), needs=('c',)), 'not ok 13 n2 .*',
+     r"\Acannot run: step 'c' did not pass\n\Z", []),
+    (Step('m', fake(1), skip=steps.ksrc('not yours')),
+     'ok 14 m # SKIP KSRC set: not yours', r'\AKSRC set: not yours\n\Z', []),
+    (Step('o', fake(1), skip=steps.NODEBUG),
+     'ok 15 o # SKIP CHECK_DEBUG=0: debug gate not run', 'gate not run\n', []),
+)
+
+
 class RunnerTest(unittest.TestCase):
     def run_steps(self, todo, env=None):
         out = io.StringIO()
         with tempfile.TemporaryDirectory() as logs:
-            rc = check.Runner(logs, out, dict(env or {}, SLABPARK_START='0')
-                              ).run(todo)
+            rc = check.run_steps(todo, logs, out, dict(env or {}, SLABPARK_START='0'))
             self.logs = {}
             for f in os.listdir(logs):
                 with open(os.path.join(logs, f)) as fh:
@@ -292,72 +241,22 @@ class RunnerTest(unittest.TestCase):
             self.logdir = logs
         return rc, out.getvalue().splitlines()
 
-    def test_accounting_and_last_line(self):
-        captured = []
-
-        def subtest_and_capture(ctx):
-            with ctx.subtest('one') as st:
-                st.result(True, 'a')
-                st.result(False, 'b')
-                st.directive = '12s summary'
-            captured.append(ctx.capture(['sh', '-c', 'echo out; echo err >&2']))
-            return 0 if st.ok else 1
-
-        def subtest_fails(ctx):
-            with ctx.subtest('one'):
-                raise check.Fail('x')
-        rc, out = self.run_steps([
-            Step('a', fake(0, ['hello'])),
-            Step('b', fake(4, ['no reason here', 'why not'])),
-            Step('c', fake(1, ['broken'])),
-            Step('d', fake(check.Fail('it broke'))),
-            Step('e', fake(None, results=[(True, 'x')])),
-            # a step's bug fails that step, its traceback in its log
-            Step('f', fake(KeyError('nokey'))),
-            # status 0, but a subtest left open: KTAP: the step fails too
-            Step('g', steps.cmd('sh', '-c', 'echo KTAP version 1; '
-                                'echo "# Subtest: s"; echo ok 1 a')),
-            Step('sh', steps.cmd(
-                'sh', '-c', 'echo TAP version 13; echo 1..2; echo ok 1 a; '
-                'echo oops >&2; echo not ok 2 b; exit 3')),
-            Step('s', subtest_and_capture), Step('t', subtest_fails)])
-        self.assertEqual(rc, 1)
-        self.assertEqual(out[-1], 'check: 2 passed, 7 failed, 1 skipped')
-        self.assertIn('ok 2 b # SKIP why not', out)
-        self.assertTrue([t for t in out if t.startswith('not ok 3 c # ') and
-                         t.endswith('log: %s/c.log' % self.logdir)])
+    def test_runs(self):
+        rc, out = self.run_steps([r[0] for r in RUNS], {'KSRC': '/x', 'CHECK_DEBUG': '0'})
+        for st, result, log, lines in RUNS:
+            with self.subTest(step=st.name):
+                self.assertTrue([t for t in out if re.fullmatch(result, t)], result)
+                self.assertRegex(self.logs[st.name + '.log'], log)
+                for t in lines:
+                    self.assertIn(t, out)
+        self.assertEqual((rc, out[-1]), (1, 'check: 4 passed, 8 failed, 3 skipped'))
         i = out.index('# failed steps:')
         self.assertEqual(out[i + 1:i + 3], ['#   %s (%s/%s.log)' % (
             s, self.logdir, s) for s in 'cd'])
-        self.assertTrue(out[i + 8].startswith('# make check took '))
-        self.assertEqual(self.logs['d.log'], 'it broke\n')
-        self.assertEqual(self.logs['e.log'], 'ok 1 x\n')
-        self.assertIn("KeyError: 'nokey'", self.logs['f.log'])
-        self.assertEqual(self.logs['sh.log'].splitlines()[3], 'oops')
-        self.assertIn('    # oops', out)
-        self.assertEqual(captured, ['out'])
-        self.assertIn('    # err', out)
-        self.assertIn('    not ok 1 one # 12s summary', out)
-        self.assertEqual(read_ktap(out[:-1]).failed(),
-                         ['c', 'd', 'f', 'sh.b', 's.one.b', 't.one'])
-        self.assertEqual(self.logs['t.log'].splitlines()[2:], ['x', 'not ok 1 one', 'x'])
-        self.assertIn('    not ok 1 s # no result line: the output ended', out)
-
-    def test_needs_and_skips(self):
-        rc, out = self.run_steps([
-            Step('k', fake(1)), Step('g', fake(0), needs=('k',)),
-            Step('m', fake(1), skip=steps.ksrc('not yours')),
-            Step('n', fake(1), skip=steps.NODEBUG)],
-            {'KSRC': '/x', 'CHECK_DEBUG': '0'})
-        self.assertEqual(out[-1], 'check: 0 passed, 2 failed, 2 skipped')
-        self.assertEqual(self.logs['g.log'],
-                         "cannot run: step 'k' did not pass\n")
-        self.assertIn('ok 3 m # SKIP KSRC set: not yours', out)
-        self.assertIn('ok 4 n # SKIP CHECK_DEBUG=0: debug gate not run', out)
-        rc, out = self.run_steps([Step('k', fake(0)),
-                                  Step('g', fake(0), needs=('k',))])
-        self.assertEqual((rc, out[-1]), (0, 'check: 2 passed, 0 failed, '
-                                         '0 skipped'))
+        self.assertTrue(out[-2].startswith('# make check took '))
+        self.assertEqual(self.run_steps([Step('a', fake(0))])[0], 0)
+        self.assertEqual(failed(kunit_parser(self)(out)),
+                         ['c', 'd', 'f', 'sh.b', 's.one.b', 't.one', 'n2'])
 
     def test_stop_takes_the_children(self):
         """SIGINT (make check's SIGTERM) while a step runs: the step's
@@ -366,35 +265,24 @@ class RunnerTest(unittest.TestCase):
         the last line is printed and the status is 130"""
         tag = 'sleep 30.%d' % os.getpid()
 
-        def interrupted(ctx):
+        def interrupt():
             threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
-            return ctx.run(['sh', '-c', 'exec >&- 2>&-; %s & %s' % (tag, tag)])
 
-        def interrupt(sig, frame):
-            raise KeyboardInterrupt
+        def interrupted(ctx):
+            interrupt()
+            return ctx.run(['sh', '-c', 'exec >&- 2>&-; %s & %s' % (tag, tag)])
         t0 = time.time()
         rc, out = self.run_steps([Step('i', interrupted), Step('j', fake(0))])
         self.assertLess(time.time() - t0, 20)
-        self.assertEqual((rc, out[-1]), (130, 'check: 0 passed, 1 failed, '
-                                         '0 skipped'))
-        old = signal.signal(signal.SIGALRM, interrupt)
-        try:
-            signal.setitimer(signal.ITIMER_REAL, 0.5)
-            with self.assertRaises(KeyboardInterrupt):
-                check.child(['sh', '-c', '%s & %s' % (tag, tag)])
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
+        self.assertEqual((rc, out[-1]), (130, 'check: 0 passed, 1 failed, 0 skipped'))
+        interrupt()
+        with self.assertRaises(KeyboardInterrupt):
+            check.child(['sh', '-c', '%s & %s' % (tag, tag)])
         time.sleep(0.2)
         left = []
         for p in filter(str.isdigit, os.listdir('/proc')):
-            try:
-                with open('/proc/%s/cmdline' % p) as f:
-                    if f.read() == tag.replace(' ', '\0') + '\0':
-                        left.append(p)
-                        os.kill(int(p), signal.SIGKILL)
-            except OSError:
-                pass
+            with contextlib.suppress(OSError), open('/proc/%s/cmdline' % p) as f:
+                left += [p] if f.read() == tag.replace(' ', '\0') + '\0' else []
         self.assertEqual(left, [])
 
 
@@ -711,21 +599,13 @@ class UnittestKtapTest(unittest.TestCase):
             sys.modules.pop('pkgx.test_x', None)
             sys.modules.pop('pkgx', None)
         lines = out.getvalue().splitlines()
-        self.assertEqual(rc, 1)
-        self.assertEqual(lines[:2], ['KTAP version 1',
-                                     'ok 1 pkgx.test_x.T.test_a'])
-        for t in ('not ok 2 pkgx.test_x.T.test_b', '# AssertionError: 1 != 2',
-                  'ok 3 pkgx.test_x.T.test_c # SKIP later',
-                  'ok 4 pkgx.test_x.U.test_d', '# OSError: no',
-                  'not ok 6 setUpClass (pkgx.test_x.V)'):
-            self.assertIn(t, lines)
-        # every failure's traceback, before its test's line
-        f = lines[lines.index('ok 4 pkgx.test_x.U.test_d'):
-                  lines.index('not ok 5 pkgx.test_x.U.test_f')]
-        self.assertIn('# AssertionError: 1 != 0', f)
-        self.assertIn('# AssertionError: 2 != 0', f)
+        results = [t for t in lines if not t.startswith('# ')]
+        self.assertEqual((rc, results), (1, [
+            'KTAP version 1', 'ok 1 pkgx.test_x.T.test_a', 'not ok 2 pkgx.test_x.T.test_b',
+            'ok 3 pkgx.test_x.T.test_c # SKIP later', 'ok 4 pkgx.test_x.U.test_d',
+            'not ok 5 pkgx.test_x.U.test_f', 'not ok 6 setUpClass (pkgx.test_x.V)']))
+        # each failure's traceback between its test's line and the one before
+        for t, n in (('AssertionError: 1 != 2', 2), ('AssertionError: 1 != 0', 5),
+                     ('AssertionError: 2 != 0', 5), ('OSError: no', 6)):
+            self.assertIn('# ' + t, lines[lines.index(results[n - 1]):lines.index(results[n])])
         self.assertEqual(lines[-1], '# unittest: 3 passed, 3 failed')
-
-
-if __name__ == '__main__':
-    unittest.main()
