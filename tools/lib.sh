@@ -46,12 +46,49 @@ sp_hash_files() {
 	cat "$@" 2>/dev/null | sha256sum | cut -c1-12
 }
 
-# patches/series and every patch it names
-sp_series_hash() {
-	local files
-	mapfile -t files < <(sed -n "/^[^#]/s|^|$SLABPARK_TOP/patches/|p" \
+# the patches patches/series names, in order, in SP_PATCHES
+sp_series() {
+	mapfile -t SP_PATCHES < <(sed -n "/^[^#]/s|^|$SLABPARK_TOP/patches/|p" \
 		"$SLABPARK_TOP/patches/series")
-	sp_hash_files "$SLABPARK_TOP/patches/series" "${files[@]}"
+}
+
+sp_series_hash() {
+	sp_series
+	sp_hash_files "$SLABPARK_TOP/patches/series" "${SP_PATCHES[@]}"
+}
+
+# sp_branch TREE BRANCH PARENT KEY WANT PATCH...: BRANCH checked out, made
+# again as PARENT + the PATCHes (git am) unless its git config KEY is WANT
+sp_branch() {
+	local tree=$1 b=$2 parent=$3 key=branch.$2.$4 want=$5 log=$SLABPARK_LOGDIR/git-am-$2.log
+	shift 5
+	[ "$want" = "$(git -C "$tree" config --get "$key")" ] &&
+		git -C "$tree" checkout -q -f "$b" 2>/dev/null && return
+	git -C "$tree" am --abort >/dev/null 2>&1 || true
+	git -C "$tree" checkout -q -f -B "$b" "$parent"
+	git -C "$tree" clean -q -fdx -e .slabpark-lock
+	if ! git -C "$tree" am -q --keep-cr "$@" >"$log" 2>&1; then
+		git -C "$tree" am --abort >/dev/null 2>&1 || true
+		git -C "$tree" checkout -q -f "$parent"
+		git -C "$tree" branch -q -D "$b"
+		sed 's/^/    /' "$log" >&2
+		sp_die "branch $b: the patches do not apply to $parent in $tree (git am above)"
+	fi
+	git -C "$tree" config "$key" "$want"
+}
+
+# sp_apply_series TREE: branch slabpark = base + the series, the cover
+# letter its description (from which tools/kernel/series.sh export makes it)
+sp_apply_series() {
+	sp_series
+	sp_branch "$1" slabpark base slabparkSeries "$(sp_series_hash)" "${SP_PATCHES[@]}"
+	git -C "$1" config branch.slabpark.description "$(awk '
+		/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; next }
+		subj != "" && !body && /^$/ { body = 1; print subj; print ""; next }
+		body && /^-- *$/ { exit }
+		body && /^[^ ].* \([0-9]+\):$/ { exit }
+		body { print }
+	' "$SLABPARK_TOP/patches/0000-cover-letter.patch")"
 }
 
 sp_jobs() {

@@ -44,13 +44,18 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case "$variant" in patched | series | base) bench= ;; widen | break | measure) bench=1 ;; *) usage ;; esac
+case "$variant" in
+patched | series | base) bench= ;;
+widen | break | measure) bench=1 ;;
+*) usage ;;
+esac
 
 configs=$SLABPARK_TOP/tools/kernel/configs
 frags=("$configs/base.config")
 IFS=+ read -ra extra <<<"$config"
 for c in "${extra[@]}"; do
-	[ -f "$configs/$c.config" ] || sp_die "unknown config '$c' (no tools/kernel/configs/$c.config)"
+	[ -f "$configs/$c.config" ] ||
+		sp_die "unknown config '$c' (no tools/kernel/configs/$c.config)"
 	frags+=("$configs/$c.config")
 done
 cfgname=${config:-base}
@@ -61,24 +66,11 @@ sp_need_cmds make gcc flex bison bc git
 declare -A BENCH=([patched]=park-switch [widen]=widen-park-races [break]=break-parking
 	[measure]=measure-parking)
 
-# bench_branch V PARENT: branch slabpark-V = PARENT + V's bench-only
-# patch, made again when either changed
+# bench_branch V PARENT: branch slabpark-V = PARENT + V's bench-only patch
 bench_branch() {
-	local patch=$SLABPARK_TOP/tools/kernel/bench-patches/${BENCH[$1]}.patch want
-	local log=$SLABPARK_LOGDIR/git-am-$1.log
-	want="$(git -C "$src" rev-parse "$2")-$(sp_hash_files "$patch")"
-	if [ "$want" = "$(git -C "$src" config --get "branch.slabpark-$1.slabparkBench")" ]; then
-		git -C "$src" checkout -q -f "slabpark-$1"
-		return
-	fi
-	git -C "$src" checkout -q -f -B "slabpark-$1" "$2"
-	if ! git -C "$src" am -q "$patch" >"$log" 2>&1; then
-		git -C "$src" am --abort >/dev/null 2>&1 || true
-		git -C "$src" checkout -q -f slabpark
-		sed 's/^/    /' "$log" >&2
-		sp_die "${patch##*/} does not apply on $2"
-	fi
-	git -C "$src" config "branch.slabpark-$1.slabparkBench" "$want"
+	local patch=$SLABPARK_TOP/tools/kernel/bench-patches/${BENCH[$1]}.patch
+	sp_branch "$src" "slabpark-$1" "$2" slabparkBench \
+		"$(git -C "$src" rev-parse "$2")-$(sp_hash_files "$patch")" "$patch"
 }
 
 src=$("$SLABPARK_TOP/tools/kernel/kernel-src.sh")
@@ -101,14 +93,13 @@ mkdir -p "$bdir" "$SLABPARK_LOGDIR"
 # one build at a time per tree: the tree is checked out per variant
 exec 9>"$src/.slabpark-lock"
 flock 9
-export SLABPARK_SRC_LOCKED=$src
 
 treeid="own:$(date +%s)"	# KSRC: kbuild decides
 if [ -z "${KSRC:-}" ] && [ "$variant" = base ]; then
 	git -C "$src" am --abort >/dev/null 2>&1 || true
 	git -C "$src" checkout -q -f base
 elif [ -z "${KSRC:-}" ]; then
-	"$SLABPARK_TOP/tools/kernel/series.sh" apply --tree "$src"
+	sp_apply_series "$src"
 	[ "$variant" = series ] || bench_branch patched slabpark
 	[ -z "$bench" ] || bench_branch "$variant" slabpark-patched
 fi
@@ -124,7 +115,8 @@ fi
 
 # a fragment may name another architecture: "# slabpark-arch: i386"
 arch=$(sed -n 's/^# slabpark-arch: *//p' "${frags[@]}" | tail -n 1)
-makeargs=(-C "$src" O="$bdir" ARCH="${arch:-x86_64}" -j"$(sp_jobs)")
+arch=${arch:-x86_64}
+makeargs=(-C "$src" O="$bdir" ARCH="$arch" -j"$(sp_jobs)")
 ! sp_use_ccache || makeargs+=(CC="ccache gcc")
 
 cfgstamp=$bdir/slabpark.config-hash
@@ -135,7 +127,7 @@ if [ ! -f "$bdir/.config" ] || [ "$(cat "$cfgstamp" 2>/dev/null)" != "$cfghash" 
 	# merge_config.sh warns of each requested value not in the final
 	# .config (a missing dependency): each fails the build here
 	sp_run_logged "$bdir/config.log" "kernel configuration (scripts/kconfig/merge_config.sh)" \
-		env -C "$src" ARCH="${arch:-x86_64}" scripts/kconfig/merge_config.sh -n -Q -O "$bdir" \
+		env -C "$src" ARCH="$arch" scripts/kconfig/merge_config.sh -n -Q -O "$bdir" \
 		"${frags[@]}"
 	bad=$(sed -n '/^WARNING: .*\(not in final\|differs\)/{n;s/^Requested value: //p}' \
 		"$bdir/config.log")
