@@ -3,21 +3,18 @@
 #
 # Usage: tools/kernel/build-kernel.sh [--variant V] [--config NAME[+NAME...]]
 #                              [--target TARGET] [--w1]
-#   --variant patched   the series + tools/kernel/bench-patches/park-switch.patch
-#                       (the default; PATCHES=none: base)
-#   --variant series    the series alone, what is sent (the build matrix)
-#   --variant base      the pristine 7.3 tree
-#   --variant widen|break|measure   patched + bench-patches/widen-park-races,
-#                       break-parking or measure-parking.patch (its commit
-#                       message says what it is for)
-#   --config NAME       tools/kernel/configs/base.config + NAME.config for
-#                       each NAME (e.g. debug, lockstat; default: base alone)
-#   --target TARGET     make target (default: 'bzImage modules'), e.g. mm/slub.o
-#   --w1                build with W=1
+#   --variant V      patched: the series + bench-patches/park-switch.patch (the
+#                    default; PATCHES=none: base); series: the series alone (what
+#                    is sent); base: the pristine 7.3 tree; widen, break, measure:
+#                    patched + bench-patches/widen-park-races, break-parking or
+#                    measure-parking.patch (what for: its commit message)
+#   --config NAME    tools/kernel/configs/base.config + NAME.config for each NAME
+#   --target TARGET  make target (default: 'bzImage modules'), e.g. mm/slub.o
+#   --w1             build with W=1
 #
 # KSRC=DIR: that tree as it is (variant own).  Prints the build directory,
 # $SLABPARK_CACHE/build/<version>-<variant>-<config>-<hash>, built again
-# only when its tree, config or target changed (with ccache if installed).
+# only when its tree, config or target changed (ccache if installed).
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
