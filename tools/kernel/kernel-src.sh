@@ -39,18 +39,11 @@ install_linux_source() {
 	if ! grep -rqsE '(^|[[:space:]])trixie-backports([[:space:]]|$)' \
 		/etc/apt/sources.list /etc/apt/sources.list.d/; then
 		sp_stage "adding the trixie-backports source ($BPO_LIST), pinned: only $PKG from it"
-		cat >"$BPO_LIST" <<'SRC'
-Types: deb
-URIs: http://deb.debian.org/debian
-Suites: trixie-backports
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-		cat >"$BPO_PIN" <<'PIN'
-Package: *
-Pin: release n=trixie-backports
-Pin-Priority: 100
-PIN
+		printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' \
+			'Suites: trixie-backports' 'Components: main' \
+			'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$BPO_LIST"
+		printf '%s\n' 'Package: *' 'Pin: release n=trixie-backports' \
+			'Pin-Priority: 100' >"$BPO_PIN"
 	fi
 	sp_stage "installing $PKG from trixie-backports"
 	sp_run_logged "$SLABPARK_LOGDIR/apt-update.log" "apt-get update" apt-get update
