@@ -63,7 +63,6 @@ sp_need_cmds make gcc flex bison bc git
 declare -A BENCH=([patched]=park-switch [widen]=widen-park-races [break]=break-parking
 	[measure]=measure-parking)
 
-# bench_branch V PARENT: branch slabpark-V = PARENT + V's bench-only patch
 bench_branch() {
 	local patch=$SLABPARK_TOP/tools/kernel/bench-patches/${BENCH[$1]}.patch
 	sp_branch "$src" "slabpark-$1" "$2" slabparkBench \
