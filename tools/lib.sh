@@ -1,25 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Sourced by the bench's bash scripts: the cache layout, progress lines
-# with the elapsed time, errors that name their log.
+# Sourced by the host scripts: the cache layout, progress lines with the
+# elapsed time, errors that name their log.
 
 SLABPARK_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SLABPARK_CACHE=${SLABPARK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/slabpark}
-SLABPARK_KVER_WANT=${SLABPARK_KVER_WANT:-7.3}
 SLABPARK_START=${SLABPARK_START:-$(date +%s)}
 SLABPARK_LOGDIR=${SLABPARK_LOGDIR:-$SLABPARK_CACHE/logs}
 export SLABPARK_TOP SLABPARK_CACHE SLABPARK_START SLABPARK_LOGDIR
 
-sp_elapsed() {
-	local now
-	now=$(date +%s)
-	printf '%3dm%02ds' $(((now - SLABPARK_START) / 60)) $(((now - SLABPARK_START) % 60))
-}
-
-# One progress line per stage, on stderr so stdout stays machine-readable.
+# on stderr: stdout is what a script prints for its caller
 sp_stage() {
-	printf '[%s] %s\n' "$(sp_elapsed)" "$*" >&2
+	local t=$(($(date +%s) - SLABPARK_START))
+	printf '[%3dm%02ds] %s\n' $((t / 60)) $((t % 60)) "$*" >&2
 }
 
 sp_die() {
@@ -27,18 +21,16 @@ sp_die() {
 	exit 1
 }
 
-# sp_run_logged LOG DESCRIPTION CMD...: run CMD with all output in LOG;
-# on failure print the tail of LOG and its path, then exit non-zero.
+# sp_run_logged LOG WHAT CMD...: CMD's output in LOG, its tail if it fails
 sp_run_logged() {
 	local log=$1 what=$2
 	shift 2
 	mkdir -p "$(dirname "$log")"
-	if ! "$@" >"$log" 2>&1; then
-		printf 'slabpark: error: %s failed; last lines of %s:\n' "$what" "$log" >&2
-		tail -n 30 "$log" | sed 's/^/    /' >&2
-		printf 'slabpark: full log: %s\n' "$log" >&2
-		exit 1
-	fi
+	"$@" >"$log" 2>&1 && return
+	printf 'slabpark: error: %s failed; last lines of %s:\n' "$what" "$log" >&2
+	tail -n 30 "$log" | sed 's/^/    /' >&2
+	printf 'slabpark: full log: %s\n' "$log" >&2
+	exit 1
 }
 
 sp_need_cmds() {
@@ -46,33 +38,65 @@ sp_need_cmds() {
 	for c in "$@"; do
 		command -v "$c" >/dev/null 2>&1 || missing+=("$c")
 	done
-	[ ${#missing[@]} -eq 0 ] || sp_die "missing commands: ${missing[*]} (as root: PYTHONPATH=tools python3 -m slabpark deps)"
+	[ ${#missing[@]} -eq 0 ] || sp_die "missing commands: ${missing[*]}" \
+		"(as root: PYTHONPATH=tools python3 -m slabpark deps)"
 }
 
 sp_hash_files() {
 	cat "$@" 2>/dev/null | sha256sum | cut -c1-12
 }
 
-# Content hash of the series (patches/series and every patch it names).
+# the patches patches/series names, in order, in SP_PATCHES
+sp_series() {
+	mapfile -t SP_PATCHES < <(sed -n "/^[^#]/s|^|$SLABPARK_TOP/patches/|p" \
+		"$SLABPARK_TOP/patches/series")
+}
+
 sp_series_hash() {
-	local series=$SLABPARK_TOP/patches/series files=() p
-	[ -f "$series" ] || { echo none; return; }
-	while read -r p; do
-		case "$p" in ''|'#'*) continue ;; esac
-		files+=("$SLABPARK_TOP/patches/$p")
-	done <"$series"
-	sp_hash_files "$series" "${files[@]}"
+	sp_series
+	sp_hash_files "$SLABPARK_TOP/patches/series" "${SP_PATCHES[@]}"
+}
+
+# sp_branch TREE BRANCH PARENT KEY WANT PATCH...: BRANCH checked out, made
+# again as PARENT + the PATCHes (git am) unless its git config KEY is WANT
+sp_branch() {
+	local tree=$1 b=$2 parent=$3 key=branch.$2.$4 want=$5 log=$SLABPARK_LOGDIR/git-am-$2.log
+	shift 5
+	[ "$want" = "$(git -C "$tree" config --get "$key")" ] &&
+		git -C "$tree" checkout -q -f "$b" 2>/dev/null && return
+	git -C "$tree" am --abort >/dev/null 2>&1 || true
+	git -C "$tree" checkout -q -f -B "$b" "$parent"
+	git -C "$tree" clean -q -fdx -e .slabpark-lock
+	if ! git -C "$tree" am -q --keep-cr "$@" >"$log" 2>&1; then
+		git -C "$tree" am --abort >/dev/null 2>&1 || true
+		git -C "$tree" checkout -q -f "$parent"
+		git -C "$tree" branch -q -D "$b"
+		sed 's/^/    /' "$log" >&2
+		sp_die "branch $b: the patches do not apply to $parent in $tree (git am above)"
+	fi
+	git -C "$tree" config "$key" "$want"
+}
+
+# sp_apply_series TREE: branch slabpark = base + the series, the cover
+# letter its description (from which tools/kernel/series.sh export makes it)
+sp_apply_series() {
+	sp_series
+	sp_branch "$1" slabpark base slabparkSeries "$(sp_series_hash)" "${SP_PATCHES[@]}"
+	git -C "$1" config branch.slabpark.description "$(awk '
+		/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; next }
+		subj != "" && !body && /^$/ { body = 1; print subj; print ""; next }
+		body && /^-- *$/ { exit }
+		body && /^[^ ].* \([0-9]+\):$/ { exit }
+		body { print }
+	' "$SLABPARK_TOP/patches/0000-cover-letter.patch")"
 }
 
 sp_jobs() {
-	nproc 2>/dev/null || echo 2
+	nproc
 }
 
-# sp_use_ccache: set up ccache for a kernel build (CC="ccache gcc"); false
-# when it is not installed.  Depend mode: the default modes also run the
-# preprocessor on a miss, which made a cold kernel/ and fs/ build 72%
-# slower than gcc (223 s against 130 s on 2 cores); depend mode hashes the
-# headers of Kbuild's -Wp,-MMD output instead: 152 s cold, 18 s warm.
+# CC="ccache gcc" for a kernel build, false without ccache.  Depend mode
+# (no preprocessor run on a miss): a cold build 152 s, not 223 s.
 sp_use_ccache() {
 	command -v ccache >/dev/null 2>&1 || return 1
 	export CCACHE_DIR=${CCACHE_DIR:-$SLABPARK_CACHE/ccache}
@@ -80,4 +104,3 @@ sp_use_ccache() {
 	export CCACHE_BASEDIR=$SLABPARK_CACHE
 	export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 }
-

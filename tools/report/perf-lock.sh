@@ -1,10 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# perf-lock.sh: lock contention over a window of SECONDS, measured with
-# the least perturbing method available, optionally with the counters of
-# the given caches over the same window.
-#
 # usage: tools/report/perf-lock.sh [-t SECONDS] [-E ENTRIES] [--record] [--out DIR] [CACHE...]
 #   -t SECONDS   length of the window (default 10)
 #   -E ENTRIES   lock entries to show (default 5)
@@ -14,22 +10,17 @@
 #                dumps before and after it (slab-before.dump, slab-after.dump
 #                in DIR) and 'slabstat split' of the two (needs python3)
 #
-# 'perf lock con -abl' aggregates in the kernel (BPF): no per-event
-# records, low perturbation.  Without BPF (perf built without
-# BUILD_BPF_SKEL, no BTF, not root, ...) or with --record: 'perf lock
-# record -a' and 'perf lock contention', which write every lock event to
-# perf.data and perturb the workload.  perf's workload is the sleep, or
-# tools/guest/slab-dump.sh, the sleep and slab-dump.sh again.
-#
-# Environment: PERF (perf binary).
-# Exit status: 0 ok, 1 error, 2 usage.
+# Lock contention over the window: 'perf lock con -abl' aggregates in the
+# kernel (BPF), with little perturbation; without BPF (no BUILD_BPF_SKEL,
+# no BTF, not root) or with --record, 'perf lock record -a' writes every
+# event to perf.data.  PERF: the perf binary.  Exit status 1 error, 2 usage.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PERF=${PERF:-perf}
 seconds=10
 entries=5
-force_record=0
+mode=bpf
 outdir=
 caches=()
 
@@ -54,7 +45,7 @@ while [ $# -gt 0 ]; do
 	-t) seconds=$2 && shift ;;
 	-E) entries=$2 && shift ;;
 	--out) outdir=$2 && shift ;;
-	--record) force_record=1 ;;
+	--record) mode=record reason="--record given" ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift && caches+=("$@") && break ;;
 	-*) usage_error "unknown option '$1'" ;;
@@ -72,10 +63,10 @@ slabstat() { PYTHONPATH=$HERE/.. python3 -m slabpark slabstat "$@"; }
 work=${outdir:-$(mktemp -d)}
 [ -n "$outdir" ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work"
-# a PERF relative to the current directory, from the work one
 [[ $PERF != */* || $PERF == /* ]] || PERF=$PWD/$PERF
 cd "$work"
 
+# perf's workload: the window, or slab-dump.sh, the window, slab-dump.sh
 window=(sleep "$seconds")
 if [ ${#caches[@]} -gt 0 ]; then
 	# a wrong cache name or a kernel without statistics: an error now
@@ -88,10 +79,7 @@ if [ ${#caches[@]} -gt 0 ]; then
 	export SP_SECONDS=$seconds
 fi
 
-mode=bpf
-if [ "$force_record" = 1 ]; then
-	mode=record reason="--record given"
-elif ! "$PERF" lock con -ab -E 1 -- true >bpf-probe.log 2>&1; then
+if [ "$mode" = bpf ] && ! "$PERF" lock con -ab -E 1 -- true >bpf-probe.log 2>&1; then
 	mode=record reason=$(sed -n 's/^[[:space:]]*//; /./{p;q}' bpf-probe.log)
 	reason="BPF unavailable: ${reason:-perf lock con -b failed}"
 fi

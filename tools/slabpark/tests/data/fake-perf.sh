@@ -1,6 +1,5 @@
 #!/bin/bash
-# a perf for tools/report/perf-lock.sh's tests: BPF works with FAKE_BPF=1,
-# it logs its arguments to $FAKE_LOG and runs the workload after --
+# perf-lock.sh's perf: BPF with FAKE_BPF=1, its arguments in $FAKE_LOG, the workload after --
 echo "$*" >>"$FAKE_LOG"
 case "$*" in
 "lock con -ab"*)
@@ -10,7 +9,6 @@ available because no BUILD_BPF_SKEL=1" >&2; exit 129; }
     ;;
 "lock contention"*) echo "  contended   total wait   type   caller" ;;
 esac
-# the workload after --, as perf runs it
 while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
 [ $# -gt 1 ] || exit 0
 shift
