@@ -22,6 +22,7 @@ from .stats import Spread
 
 PROG = 'slabstat'
 MAX_GROUPS = 8
+MAX_NODE, MAX_CPU = 1023, 65535     # the kernel's MAX_NUMNODES <= 1 << 10, NR_CPUS
 # object/slab counts: gauges, with per-node parts where the value is not 0
 GAUGE_NAMES = ('slabs', 'objects', 'partial', 'total_objects', 'objects_partial')
 FACT_NAMES = ('object_size', 'slab_size', 'sheaf_capacity', 'objs_per_slab', 'order',
@@ -153,11 +154,15 @@ def classify(name: str, kind: str, writable: bool) -> Optional[str]:
     return 'counter' if writable and name not in SETTING_NAMES else None
 
 
-def parse_cpulist(text: str, node: int, s: Snapshot) -> None:
+def parse_cpulist(text: str, node: int, s: Snapshot, where: str) -> None:
     """'0-3,8' into s.cpu_node, up to a bad range"""
     for tok in text.strip().split(','):
         m = re.fullmatch(r'(\d+)(?:-(\d+))?', tok)
-        a, b = (int(m.group(1)), int(m.group(2) or m.group(1))) if m else (1, 0)
+        if not m:
+            return
+        a, b = int(m.group(1)), int(m.group(2) or m.group(1))
+        if b > MAX_CPU:
+            raise Error('%s: CPU %d above %d' % (where, b, MAX_CPU))
         if b < a:
             return
         s.cpu_node += [-1] * (b + 1 - len(s.cpu_node))
@@ -212,8 +217,10 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
             s.cpus += filter(None, [parse_proc_stat(rest)])
         elif key == '@node':
             n, _, cl = rest.partition(' ')
+            if n.isdigit() and int(n) > MAX_NODE:
+                raise Error('%s:%d: @node: node %s above %d' % (path, no, n, MAX_NODE))
             if n.isdigit():
-                parse_cpulist(cl, int(n), s)
+                parse_cpulist(cl, int(n), s, '%s:%d: @node' % (path, no))
         elif key == '@nonuma':
             numa = False
         elif key == '@kernel':
@@ -257,6 +264,8 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
         raise Error('%s: no cache in the dump' % path)
     # without node directories (!CONFIG_NUMA) every CPU is node 0
     for cpu, _, _ in s.cpus:
+        if cpu > MAX_CPU:
+            raise Error('%s: @stat: CPU %d above %d' % (path, cpu, MAX_CPU))
         s.cpu_node += [-1 if numa else 0] * (cpu + 1 - len(s.cpu_node))
         if not numa:
             s.cpu_node[cpu] = 0

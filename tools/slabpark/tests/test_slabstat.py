@@ -169,6 +169,9 @@ INPUTS = {
     'nan.dump': P1.replace('@end\n', '@mono nan\n@end\n'),
     'time.dump': '@slab-dump 1\n@time x 2026-01-01T00:00:00Z\n@end\n',
     'nostats.dump': '@slab-dump 1\nx object_size r 96\nx slabs r 20 N0=12 N1=8\n@end\n',
+    'node.dump': P1.replace('@node 1 2-3', '@node 1024 2-3'),
+    'cpu.dump': P1.replace('@node 1 2-3', '@node 1 2-65536'),
+    'stat.dump': P1.replace('@stat cpu3 ', '@stat cpu65536 '),
 }
 # delta documents: the dumps before and after (neg: park_slab - unpark_slab < 0)
 DELTAS = dict({'off%d' % k: ('u0', 'cu%dr' % k) for k in (1, 2, 3)},
@@ -445,6 +448,10 @@ ERRORS = (
     (E, r"nan\.dump:\d+: @mono: not a number: 'nan'", ('snap', 'nan.dump')),
     (E, r"time\.dump:2: @time: not a number: 'x'", ('snap', 'time.dump')),
     (E, "cache 'x' has no statistics files .*lacks CONFIG_SLUB_STATS", ('snap', 'nostats.dump')),
+    # no kernel has a node above 1023 (MAX_NUMNODES) or a CPU above 65535
+    (E, r'node\.dump:\d+: @node: node 1024 above 1023$', ('snap', 'node.dump')),
+    (E, r'cpu\.dump:\d+: @node: CPU 65536 above 65535$', ('snap', 'cpu.dump')),
+    (E, r'stat\.dump: @stat: CPU 65536 above 65535$', ('snap', 'stat.dump')),
     (E, 'cannot read .*nonexistent', ('diff', 'nonexistent', 'p3')),
 )
 # what slab-dump.sh dumps back (-r ROOT/results where the dump has @result lines)
