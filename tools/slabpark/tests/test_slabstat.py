@@ -158,6 +158,7 @@ INPUTS = {
     'two3': mk_dump(3, 1, caches=(CACHE, CACHE2), kernel='7.3.5-other'),
     'nonuma': re.sub(r'@node 0 0-1\n', '@nonuma\n', mk_dump(1, 0, 2)),
     'badparked': edit(P1, 'debugfs/parked', '2 N1=2'),
+    'n64': mk_dump(3, 1, results=('a,b: 1',)).replace('@node 1 ', '@node 64 '),
     **{'cu%dr' % k: mk_dump(k, 0, results=('ops_per_sec: %d' % (k * 100),
                                            'free_lat_p99_ns: %d' % (k * 1000))) for k in (1, 2, 3)},
     **{'cp%dr' % k: mk_dump(k, 1, results=('ops_per_sec: %d' % (k * 100 - 50),
@@ -296,6 +297,9 @@ CSV_LINES = (
          'nfs_page_test,gauge,slabs,20,60,40,200.00,24,16',
          'nfs_page_test,fact,sheaf_capacity,60,60,0,0.00,,',
          ',idle,idle_pct,,,62.50,,37.50,87.50')),
+    # a result key with a comma quoted
+    (('diff', '--csv', 'p1', 'n64'), 'cache,kind,metric,before,after,delta,change_pct', (
+        ',result,"a,b",,,1,',)),
     (('compare', '--csv') + OFF_ON[1:],
      'metric,off,on,kind,cache,off_runs,off_min,off_max,on_runs,on_min,on_max,on_delta,'
      'on_change_pct', ('park_slab,,225000,counter,nfs_page_test,0,,,3,150000,300000,,absent',)),
@@ -329,6 +333,10 @@ JSON_LEAVES = (
         M + 'slabs.nodes.0': 24, C + 'derived.park_ratio.value': 75,
         'results.ops_per_sec': 123456, 'idle.nodes_pct.1': 87.5, 'idle.all_pct': 62.5},
      None),
+    # node 64 is a node
+    (('diff', '--json', 'p1', 'n64'), {
+        M + 'free_slowpath.nodes.0': 250000, M + 'free_slowpath.nodes.63': 0,
+        M + 'free_slowpath.nodes.64': 750000, 'idle.nodes_pct.64': 87.5}, r'\.nodes\.65$'),
     (('diff', '--json', 'u1', 'p3'), {M + 'park_slab.absent': 'before'}, None),
     (('diff', '--json', 'wrap1', 'wrap3'), {M + 'alloc_fastpath.wrapped_cpus': 1}, None),
     # a derived row has a label, a metric of that type not
