@@ -517,6 +517,9 @@ class DumpTest(unittest.TestCase):
                 r = run_dump(root, *res, *caches)
                 self.assertEqual((r.returncode, r.stderr), (0, ''))
                 self.assertRegex(r.stdout, r'(?m)^@time \d+ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$')
+                self.assertRegex(r.stdout, r'(?m)^@mono \d+\.\d+$')
+                self.assertEqual(r.stdout.split('\n')[:1] + r.stdout.split('\n')[-2:],
+                                 ['@slab-dump 1', '@end', ''])
                 self.assertEqual(*[sorted(ln for ln in t.split('\n')
                                           if not ln.startswith(('@mono ', '@time ')))
                                    for t in (r.stdout, text)])
