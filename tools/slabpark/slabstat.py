@@ -191,8 +191,8 @@ def parse_number(text: str, where: str) -> float:
 def parse_proc_stat(line: str) -> Optional[Tuple[int, int, int]]:
     """(cpu, idle, busy) of 'cpuN user nice system idle iowait irq softirq steal'"""
     m = re.match(r'cpu(\d+)', line)
-    v = [int(w) for w in itertools.takewhile(str.isdigit, line[m.end():].split()[:8])] \
-        if m else []
+    words = line[m.end():].split()[:8] if m else []
+    v = [int(w) for w in itertools.takewhile(lambda w: w.isascii() and w.isdigit(), words)]
     if len(v) < 4:
         return None
     v += [0] * (8 - len(v))
@@ -217,9 +217,9 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
             s.cpus += filter(None, [parse_proc_stat(rest)])
         elif key == '@node':
             n, _, cl = rest.partition(' ')
-            if n.isdigit() and int(n) > MAX_NODE:
-                raise Error('%s:%d: @node: node %s above %d' % (path, no, n, MAX_NODE))
-            if n.isdigit():
+            if n.isascii() and n.isdigit():
+                if int(n) > MAX_NODE:
+                    raise Error('%s:%d: @node: node %s above %d' % (path, no, n, MAX_NODE))
                 parse_cpulist(cl, int(n), s, '%s:%d: @node' % (path, no))
         elif key == '@nonuma':
             numa = False
@@ -579,6 +579,9 @@ def load_delta(path: str) -> dict:
             raise Error('%s: not valid JSON: %s' % (path, e))
         kind = doc.get('slabstat') if isinstance(doc, dict) else None
         if kind == 'delta':
+            bad = [k for k in ('caches', 'results') if not isinstance(doc.get(k) or {}, dict)]
+            if bad:
+                raise Error("%s: the delta document's '%s' is not an object" % (path, bad[0]))
             return doc
         what = ' (this is a snapshot)' if kind == 'snapshot' else ''
     raise Error("%s is not a delta document: compare takes the output of 'slabstat diff "

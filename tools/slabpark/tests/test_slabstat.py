@@ -173,6 +173,10 @@ INPUTS = {
     'node.dump': P1.replace('@node 1 2-3', '@node 1024 2-3'),
     'cpu.dump': P1.replace('@node 1 2-3', '@node 1 2-65536'),
     'stat.dump': P1.replace('@stat cpu3 ', '@stat cpu65536 '),
+    'sup.dump': P1.replace('@node 1 2-3', '@node \u00b2 2-3'),
+    'sup2.dump': P1.replace('@stat cpu3 50 ', '@stat cpu3 \u00b2 '),
+    'caches.json': '{"slabstat": "delta", "caches": [{}]}',
+    'results.json': '{"slabstat": "delta", "results": 5}',
 }
 # delta documents: the dumps before and after (neg: park_slab - unpark_slab < 0)
 DELTAS = dict({'off%d' % k: ('u0', 'cu%dr' % k) for k in (1, 2, 3)},
@@ -337,6 +341,9 @@ JSON_LEAVES = (
     (('diff', '--json', 'p1', 'n64'), {
         M + 'free_slowpath.nodes.0': 250000, M + 'free_slowpath.nodes.63': 0,
         M + 'free_slowpath.nodes.64': 750000, 'idle.nodes_pct.64': 87.5}, r'\.nodes\.65$'),
+    # a '\u00b2' (str.isdigit's, not int's) is no number: the line is left out
+    (('snap', 'sup.dump'), {'cpu_node.1': 0, 'cpu_node.2': -1}, None),
+    (('snap', 'sup2.dump'), {'cpus.2.cpu': 2, 'cpus.3.cpu': None}, None),
     (('diff', '--json', 'u1', 'p3'), {M + 'park_slab.absent': 'before'}, None),
     (('diff', '--json', 'wrap1', 'wrap3'), {M + 'alloc_fastpath.wrapped_cpus': 1}, None),
     # a derived row has a label, a metric of that type not
@@ -460,6 +467,10 @@ ERRORS = (
     (E, r'node\.dump:\d+: @node: node 1024 above 1023$', ('snap', 'node.dump')),
     (E, r'cpu\.dump:\d+: @node: CPU 65536 above 65535$', ('snap', 'cpu.dump')),
     (E, r'stat\.dump: @stat: CPU 65536 above 65535$', ('snap', 'stat.dump')),
+    (E, r"caches\.json: the delta document's 'caches' is not an object$",
+     ('compare', 'caches.json')),
+    (E, r"results\.json: the delta document's 'results' is not an object$",
+     ('compare', 'results.json')),
     (E, 'cannot read .*nonexistent', ('diff', 'nonexistent', 'p3')),
 )
 # what slab-dump.sh dumps back (-r ROOT/results where the dump has @result lines)
