@@ -304,11 +304,15 @@ class Change:
 
     def __init__(self, name: str, ma: Optional[Metric], mb: Optional[Metric], b: Snapshot,
                  nnodes: int):
-        self.name, self.type = name, (mb if mb is not None else ma).type
+        self.name = name
+        self.type = (mb if mb is not None else ma).type
         self.a = None if ma is None else ma.sum
         self.b = None if mb is None else mb.sum
         self.both = ma is not None and mb is not None
-        self.delta, self.value, self.parts, self.wrapped = 0, 0.0, [], 0
+        self.delta = 0
+        self.value = 0.0
+        self.parts = []
+        self.wrapped = 0            # how many CPUs' counters wrapped
         self.node = [0] * nnodes    # a counter's by the node of its CPUs
         if not self.both:
             return
@@ -368,7 +372,11 @@ class Delta:
         before = {c[0]: c for c in reversed(a.cpus)}
         per: Dict[Optional[int], List[float]] = {}     # node (None: all): idle, busy
         for cpu, idle, busy in b.cpus:
-            for n in ({None, b.node_of(cpu)} - {-1} if cpu in before else ()):
+            if cpu not in before:
+                continue
+            for n in (None, b.node_of(cpu)):
+                if n == -1:         # a CPU of no node
+                    continue
                 t = per.setdefault(n, [0.0, 0.0])
                 t[0] += idle - before[cpu][1]
                 t[1] += busy - before[cpu][2]

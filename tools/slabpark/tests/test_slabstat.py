@@ -62,7 +62,7 @@ def mk_dump(k, patched, ncpu=4, results=(), caches=(CACHE,), kernel='7.3.4-fixtu
     patched: with the parking counters and the debugfs park and parked"""
     counters = dict(FIX_COUNTERS, **(FIX_PARK_COUNTERS if patched else {}))
     files = [(n, 'w', parts('C', [k * x for x in v[:ncpu]])) for n, v in counters.items()]
-    files.append(('cmpxchg_double_fail', 'w', parts('C', (0, 0, 1234 * (k >= 3), 0)[:ncpu])))
+    files.append(('cmpxchg_double_fail', 'w', parts('C', (0, 0, 1234 if k >= 3 else 0, 0)[:ncpu])))
     files += [(n, 'r', parts('N', [v0 * k, v1 * k] if ncpu == 4 else [(v0 + v1) * k]))
               for n, v0, v1 in FIX_GAUGES] + list(CACHE_FILES)
     if patched:
@@ -72,7 +72,7 @@ def mk_dump(k, patched, ncpu=4, results=(), caches=(CACHE,), kernel='7.3.4-fixtu
         ['@stat cpu%d %s' % (i, ' '.join(str(k * x) for x in (s + (0,) * 10)[:10]))
          for i, s in enumerate(FIX_STAT[:ncpu])] +
         ['%s %s %s %s' % ((c,) + f) for c in caches for f in sorted(files)] +
-        ['@node 0 0-1'] + ['@node 1 2-3'] * (ncpu == 4) +
+        ['@node 0 0-1'] + (['@node 1 2-3'] if ncpu == 4 else []) +
         ['@kernel ' + kernel, '@time 1796348518 2026-12-04T01:41:58Z'] +
         ['@result ' + r for r in results] + ['@end', ''])
 
