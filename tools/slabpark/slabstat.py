@@ -22,6 +22,7 @@ from .stats import Spread
 
 PROG = 'slabstat'
 MAX_GROUPS = 8
+MAX_NODE, MAX_CPU = 1023, 65535     # the kernel's MAX_NUMNODES <= 1 << 10, NR_CPUS
 # object/slab counts: gauges, with per-node parts where the value is not 0
 GAUGE_NAMES = ('slabs', 'objects', 'partial', 'total_objects', 'objects_partial')
 FACT_NAMES = ('object_size', 'slab_size', 'sheaf_capacity', 'objs_per_slab', 'order',
@@ -153,11 +154,15 @@ def classify(name: str, kind: str, writable: bool) -> Optional[str]:
     return 'counter' if writable and name not in SETTING_NAMES else None
 
 
-def parse_cpulist(text: str, node: int, s: Snapshot) -> None:
+def parse_cpulist(text: str, node: int, s: Snapshot, where: str) -> None:
     """'0-3,8' into s.cpu_node, up to a bad range"""
     for tok in text.strip().split(','):
         m = re.fullmatch(r'(\d+)(?:-(\d+))?', tok)
-        a, b = (int(m.group(1)), int(m.group(2) or m.group(1))) if m else (1, 0)
+        if not m:
+            return
+        a, b = int(m.group(1)), int(m.group(2) or m.group(1))
+        if b > MAX_CPU:
+            raise Error('%s: CPU %d above %d' % (where, b, MAX_CPU))
         if b < a:
             return
         s.cpu_node += [-1] * (b + 1 - len(s.cpu_node))
@@ -186,8 +191,8 @@ def parse_number(text: str, where: str) -> float:
 def parse_proc_stat(line: str) -> Optional[Tuple[int, int, int]]:
     """(cpu, idle, busy) of 'cpuN user nice system idle iowait irq softirq steal'"""
     m = re.match(r'cpu(\d+)', line)
-    v = [int(w) for w in itertools.takewhile(str.isdigit, line[m.end():].split()[:8])] \
-        if m else []
+    words = line[m.end():].split()[:8] if m else []
+    v = [int(w) for w in itertools.takewhile(lambda w: w.isascii() and w.isdigit(), words)]
     if len(v) < 4:
         return None
     v += [0] * (8 - len(v))
@@ -212,8 +217,10 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
             s.cpus += filter(None, [parse_proc_stat(rest)])
         elif key == '@node':
             n, _, cl = rest.partition(' ')
-            if n.isdigit():
-                parse_cpulist(cl, int(n), s)
+            if n.isascii() and n.isdigit():
+                if int(n) > MAX_NODE:
+                    raise Error('%s:%d: @node: node %s above %d' % (path, no, n, MAX_NODE))
+                parse_cpulist(cl, int(n), s, '%s:%d: @node' % (path, no))
         elif key == '@nonuma':
             numa = False
         elif key == '@kernel':
@@ -257,6 +264,8 @@ def parse_dump(text: str, path: str = 'dump') -> Snapshot:
         raise Error('%s: no cache in the dump' % path)
     # without node directories (!CONFIG_NUMA) every CPU is node 0
     for cpu, _, _ in s.cpus:
+        if cpu > MAX_CPU:
+            raise Error('%s: @stat: CPU %d above %d' % (path, cpu, MAX_CPU))
         s.cpu_node += [-1 if numa else 0] * (cpu + 1 - len(s.cpu_node))
         if not numa:
             s.cpu_node[cpu] = 0
@@ -295,11 +304,15 @@ class Change:
 
     def __init__(self, name: str, ma: Optional[Metric], mb: Optional[Metric], b: Snapshot,
                  nnodes: int):
-        self.name, self.type = name, (mb if mb is not None else ma).type
+        self.name = name
+        self.type = (mb if mb is not None else ma).type
         self.a = None if ma is None else ma.sum
         self.b = None if mb is None else mb.sum
         self.both = ma is not None and mb is not None
-        self.delta, self.value, self.parts, self.wrapped = 0, 0.0, [], 0
+        self.delta = 0
+        self.value = 0.0
+        self.parts = []
+        self.wrapped = 0            # how many CPUs' counters wrapped
         self.node = [0] * nnodes    # a counter's by the node of its CPUs
         if not self.both:
             return
@@ -359,7 +372,11 @@ class Delta:
         before = {c[0]: c for c in reversed(a.cpus)}
         per: Dict[Optional[int], List[float]] = {}     # node (None: all): idle, busy
         for cpu, idle, busy in b.cpus:
-            for n in ({None, b.node_of(cpu)} - {-1} if cpu in before else ()):
+            if cpu not in before:
+                continue
+            for n in (None, b.node_of(cpu)):
+                if n == -1:         # a CPU of no node
+                    continue
                 t = per.setdefault(n, [0.0, 0.0])
                 t[0] += idle - before[cpu][1]
                 t[1] += busy - before[cpu][2]
@@ -570,6 +587,9 @@ def load_delta(path: str) -> dict:
             raise Error('%s: not valid JSON: %s' % (path, e))
         kind = doc.get('slabstat') if isinstance(doc, dict) else None
         if kind == 'delta':
+            bad = [k for k in ('caches', 'results') if not isinstance(doc.get(k) or {}, dict)]
+            if bad:
+                raise Error("%s: the delta document's '%s' is not an object" % (path, bad[0]))
             return doc
         what = ' (this is a snapshot)' if kind == 'snapshot' else ''
     raise Error("%s is not a delta document: compare takes the output of 'slabstat diff "

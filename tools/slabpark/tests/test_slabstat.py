@@ -62,7 +62,7 @@ def mk_dump(k, patched, ncpu=4, results=(), caches=(CACHE,), kernel='7.3.4-fixtu
     patched: with the parking counters and the debugfs park and parked"""
     counters = dict(FIX_COUNTERS, **(FIX_PARK_COUNTERS if patched else {}))
     files = [(n, 'w', parts('C', [k * x for x in v[:ncpu]])) for n, v in counters.items()]
-    files.append(('cmpxchg_double_fail', 'w', parts('C', (0, 0, 1234 * (k >= 3), 0)[:ncpu])))
+    files.append(('cmpxchg_double_fail', 'w', parts('C', (0, 0, 1234 if k >= 3 else 0, 0)[:ncpu])))
     files += [(n, 'r', parts('N', [v0 * k, v1 * k] if ncpu == 4 else [(v0 + v1) * k]))
               for n, v0, v1 in FIX_GAUGES] + list(CACHE_FILES)
     if patched:
@@ -72,7 +72,7 @@ def mk_dump(k, patched, ncpu=4, results=(), caches=(CACHE,), kernel='7.3.4-fixtu
         ['@stat cpu%d %s' % (i, ' '.join(str(k * x) for x in (s + (0,) * 10)[:10]))
          for i, s in enumerate(FIX_STAT[:ncpu])] +
         ['%s %s %s %s' % ((c,) + f) for c in caches for f in sorted(files)] +
-        ['@node 0 0-1'] + ['@node 1 2-3'] * (ncpu == 4) +
+        ['@node 0 0-1'] + (['@node 1 2-3'] if ncpu == 4 else []) +
         ['@kernel ' + kernel, '@time 1796348518 2026-12-04T01:41:58Z'] +
         ['@result ' + r for r in results] + ['@end', ''])
 
@@ -158,6 +158,7 @@ INPUTS = {
     'two3': mk_dump(3, 1, caches=(CACHE, CACHE2), kernel='7.3.5-other'),
     'nonuma': re.sub(r'@node 0 0-1\n', '@nonuma\n', mk_dump(1, 0, 2)),
     'badparked': edit(P1, 'debugfs/parked', '2 N1=2'),
+    'n64': mk_dump(3, 1, results=('a,b: 1',)).replace('@node 1 ', '@node 64 '),
     **{'cu%dr' % k: mk_dump(k, 0, results=('ops_per_sec: %d' % (k * 100),
                                            'free_lat_p99_ns: %d' % (k * 1000))) for k in (1, 2, 3)},
     **{'cp%dr' % k: mk_dump(k, 1, results=('ops_per_sec: %d' % (k * 100 - 50),
@@ -169,6 +170,13 @@ INPUTS = {
     'nan.dump': P1.replace('@end\n', '@mono nan\n@end\n'),
     'time.dump': '@slab-dump 1\n@time x 2026-01-01T00:00:00Z\n@end\n',
     'nostats.dump': '@slab-dump 1\nx object_size r 96\nx slabs r 20 N0=12 N1=8\n@end\n',
+    'node.dump': P1.replace('@node 1 2-3', '@node 1024 2-3'),
+    'cpu.dump': P1.replace('@node 1 2-3', '@node 1 2-65536'),
+    'stat.dump': P1.replace('@stat cpu3 ', '@stat cpu65536 '),
+    'sup.dump': P1.replace('@node 1 2-3', '@node \u00b2 2-3'),
+    'sup2.dump': P1.replace('@stat cpu3 50 ', '@stat cpu3 \u00b2 '),
+    'caches.json': '{"slabstat": "delta", "caches": [{}]}',
+    'results.json': '{"slabstat": "delta", "results": 5}',
 }
 # delta documents: the dumps before and after (neg: park_slab - unpark_slab < 0)
 DELTAS = dict({'off%d' % k: ('u0', 'cu%dr' % k) for k in (1, 2, 3)},
@@ -293,6 +301,9 @@ CSV_LINES = (
          'nfs_page_test,gauge,slabs,20,60,40,200.00,24,16',
          'nfs_page_test,fact,sheaf_capacity,60,60,0,0.00,,',
          ',idle,idle_pct,,,62.50,,37.50,87.50')),
+    # a result key with a comma quoted
+    (('diff', '--csv', 'p1', 'n64'), 'cache,kind,metric,before,after,delta,change_pct', (
+        ',result,"a,b",,,1,',)),
     (('compare', '--csv') + OFF_ON[1:],
      'metric,off,on,kind,cache,off_runs,off_min,off_max,on_runs,on_min,on_max,on_delta,'
      'on_change_pct', ('park_slab,,225000,counter,nfs_page_test,0,,,3,150000,300000,,absent',)),
@@ -326,6 +337,13 @@ JSON_LEAVES = (
         M + 'slabs.nodes.0': 24, C + 'derived.park_ratio.value': 75,
         'results.ops_per_sec': 123456, 'idle.nodes_pct.1': 87.5, 'idle.all_pct': 62.5},
      None),
+    # node 64 is a node
+    (('diff', '--json', 'p1', 'n64'), {
+        M + 'free_slowpath.nodes.0': 250000, M + 'free_slowpath.nodes.63': 0,
+        M + 'free_slowpath.nodes.64': 750000, 'idle.nodes_pct.64': 87.5}, r'\.nodes\.65$'),
+    # a '\u00b2' (str.isdigit's, not int's) is no number: the line is left out
+    (('snap', 'sup.dump'), {'cpu_node.1': 0, 'cpu_node.2': -1}, None),
+    (('snap', 'sup2.dump'), {'cpus.2.cpu': 2, 'cpus.3.cpu': None}, None),
     (('diff', '--json', 'u1', 'p3'), {M + 'park_slab.absent': 'before'}, None),
     (('diff', '--json', 'wrap1', 'wrap3'), {M + 'alloc_fastpath.wrapped_cpus': 1}, None),
     # a derived row has a label, a metric of that type not
@@ -338,7 +356,7 @@ class OutputTest(SlabstatCase):
     def test_text_rows(self):
         for argv, start, rows in TEXT_ROWS:
             text = self.sl(*argv)
-            text = text[text.find('\n' + start) + 1:] if start else text
+            text = text[text.index('\n' + start) + 1:] if start else text
             for metric, fields in rows:
                 with self.subTest(argv=argv, metric=metric):
                     self.assertEqual(row(metric, text), metric + ' ' + fields)
@@ -361,9 +379,9 @@ class OutputTest(SlabstatCase):
     def test_diff_text(self):
         """the layout of the tables, the notes, the caches in order"""
         d = self.sl('diff', 'p1', 'p3')
-        tbl = d[d.find('metric '):].split('\n\n')[0].split('\n')
+        tbl = d[d.index('metric '):].split('\n\n')[0].split('\n')
         self.assertEqual(len({len(x) for x in tbl}), 1, 'metric table columns right-aligned')
-        self.assertIn("""
+        self.assertTrue(d.endswith("""
 derived                                            value
 ========================================================
 FREE_SLOWPATH / (FREE_FASTPATH + FREE_SLOWPATH)   25.00%
@@ -372,7 +390,7 @@ BARN_PUT_FAIL / (SHEAF_FLUSH / sheaf_capacity)      0.90
 PARK_SLAB / FREE_ADD_PARTIAL                      75.00%
 PARK_SLAB - UNPARK_SLAB                            1,000
 page allocator churn (alloc_slab + free_slab)      9,000
-""", d)
+"""))
         self.assertNotRegex(d, r'(?m)^per-node')
         self.assertIn('\nnote: alloc_fastpath: the per-CPU counter wrapped at 2^32 on 1 CPU(s); '
                       'delta corrected\n', self.sl('split', 'wrap1', 'wrap3'))
@@ -445,6 +463,14 @@ ERRORS = (
     (E, r"nan\.dump:\d+: @mono: not a number: 'nan'", ('snap', 'nan.dump')),
     (E, r"time\.dump:2: @time: not a number: 'x'", ('snap', 'time.dump')),
     (E, "cache 'x' has no statistics files .*lacks CONFIG_SLUB_STATS", ('snap', 'nostats.dump')),
+    # no kernel has a node above 1023 (MAX_NUMNODES) or a CPU above 65535
+    (E, r'node\.dump:\d+: @node: node 1024 above 1023$', ('snap', 'node.dump')),
+    (E, r'cpu\.dump:\d+: @node: CPU 65536 above 65535$', ('snap', 'cpu.dump')),
+    (E, r'stat\.dump: @stat: CPU 65536 above 65535$', ('snap', 'stat.dump')),
+    (E, r"caches\.json: the delta document's 'caches' is not an object$",
+     ('compare', 'caches.json')),
+    (E, r"results\.json: the delta document's 'results' is not an object$",
+     ('compare', 'results.json')),
     (E, 'cannot read .*nonexistent', ('diff', 'nonexistent', 'p3')),
 )
 # what slab-dump.sh dumps back (-r ROOT/results where the dump has @result lines)
@@ -502,6 +528,9 @@ class DumpTest(unittest.TestCase):
                 r = run_dump(root, *res, *caches)
                 self.assertEqual((r.returncode, r.stderr), (0, ''))
                 self.assertRegex(r.stdout, r'(?m)^@time \d+ \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$')
+                self.assertRegex(r.stdout, r'(?m)^@mono \d+\.\d+$')
+                self.assertEqual(r.stdout.split('\n')[:1] + r.stdout.split('\n')[-2:],
+                                 ['@slab-dump 1', '@end', ''])
                 self.assertEqual(*[sorted(ln for ln in t.split('\n')
                                           if not ln.startswith(('@mono ', '@time ')))
                                    for t in (r.stdout, text)])
