@@ -339,27 +339,13 @@ check_after_run() {
 	[ "$o" = "$2" ] || bad "$1: objects is $o after the run and shrink, $2 before"
 }
 
-# kml_scan FILE: kmemleak's report into FILE after two scans (an object
-# unreferenced in one may be a pointer in flight); prints the count
+# kml_scan FILE: past kmemleak's minimum object age, its report after two
+# scans (an object unreferenced in one may be a pointer in flight) into
+# FILE (the host judges it: slabpark.guest_judge); prints the count
 kml_scan() {
+	sleep 6
 	echo scan >"$KML" && echo scan >"$KML" && cat "$KML" >"$1" || return 1
 	grep -c '^unreferenced object' "$1" || true
-}
-
-# kml_leaks FILE [ERE]: after kmemleak's minimum object age, kml_scan into
-# FILE; bad for each object none of whose lines match ERE (the expected
-# ones), their number in LEAKS (- when the scan failed)
-kml_leaks() {
-	sleep 6
-	kl_n=$(kml_scan "$1") || { bad "kmemleak scan failed"; LEAKS=-; return; }
-	LEAKS=$(awk -v ere="${2:-}" '
-		/^unreferenced object/ { if (obj && !ours) n++; obj = 1; ours = 0; next }
-		ere != "" && $0 ~ ere { ours = 1 }
-		END { if (obj && !ours) n++; print n + 0 }' "$1")
-	say "kmemleak: $kl_n object(s), $((kl_n - LEAKS)) of them expected (${2:-none})"
-	[ "$LEAKS" = 0 ] && return
-	bad "kmemleak: $LEAKS suspected leak(s):"
-	head -n 60 "$1" | sed 's/^/#   /'
 }
 
 # ksft_run DIR: DIR/run_kselftest.sh -c slub_park into $OUT/kselftest.txt

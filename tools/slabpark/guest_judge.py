@@ -155,6 +155,22 @@ def topology(text: str) -> List[str]:
         m.group(1) if m else '')]
 
 
+# the debug gate's kmemleak reports: the objects that may be in each
+# (test_leak_destroy leaks one on purpose, and so its cache, which the
+# kunit thread allocated)
+KMEMLEAK = (('kmemleak-kunit.txt', 'slub_kunit|test_leak_destroy'),
+            ('kmemleak-end.txt', 'comm "kunit_try_catch"'))
+
+
+def kmemleak(text: str, expected: str) -> List[str]:
+    """the objects of a kmemleak report none of whose lines match
+    EXPECTED"""
+    objs = re.split(r'(?m)^(?=unreferenced object)', text)[1:]
+    leaks = [o for o in objs if not re.search(expected, o)]
+    return ['%d suspected leak(s) (expected: %s):' % (len(leaks), expected)] + \
+        leaks[0].splitlines()[:30] if leaks else []
+
+
 def rcu_debug(bdir: str) -> bool:
     return bool(re.search(r'(?m)^CONFIG_SLUB_RCU_DEBUG=y$',
                           read(bdir, '.config')))
@@ -172,6 +188,8 @@ def check(ctx, files: str, kernel: str, suites, bdir: str) -> bool:
         'topology': lambda: topology(ksft),
         'kunit': lambda: kunit(kunit_text, rcu_debug(bdir),
                                kernel != 'debug'),
+        'kmemleak': lambda: [b for f, ere in KMEMLEAK
+                             for b in kmemleak(read(files, f), ere)],
     }
     ok = True
     for s in suites:

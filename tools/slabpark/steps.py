@@ -822,7 +822,7 @@ def debug_gate(boot):
                              'SLABPARK-DEBUG-GATE ')
             judged = guest_judge.check(
                 ctx, os.path.join(out, 'files'), 'debug', [
-                    g for g in ('kunit', 'kselftest') if boot != 'park2' or
+                    g for g in ('kunit', 'kselftest', 'kmemleak') if boot != 'park2' or
                     g not in PARK2_SKIPS], bdir)
             st.ok = rc == 0 and bool(line) and judged
             st.directive = '%ds %s' % (time.time() - t0, line) if st.ok else \

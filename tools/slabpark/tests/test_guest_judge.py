@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of slabpark.guest_judge on hand-made slub_kunit results and
-kselftest output."""
+"""Tests of slabpark.guest_judge on hand-made slub_kunit results,
+kselftest output and kmemleak reports."""
 
 import unittest
 
@@ -23,6 +23,15 @@ def results(changes=None, suite='ok', cases=OTHER_CASES + tuple(J.KUNIT_PARK)):
          '    # Subtest: slub_test', '    1..%d' % len(lines)] +
         ['    %s %d %s%s' % (r, i, c, d) for i, (r, c, d) in
          enumerate(lines, 1)] + ['%s 1 slub_test' % suite, ''])
+
+
+KMLEAK = '''unreferenced object 0xffff888100a1b2c0 (size 64):
+  comm "%s", pid 123, jiffies 4294901234
+  backtrace (crc 1234abcd):
+    %s+0x5a/0x120 [%s]
+'''
+EXPECTED = KMLEAK % ('kunit_try_catch', 'test_leak_destroy', 'slub_kunit')
+UNEXPECTED = KMLEAK % ('insmod', 'slub_stress_init', 'slub_stress')
 
 
 def kselftest(*tests, top='ok 1 selftests: slub_park: ksft_slub_park.sh'):
@@ -109,6 +118,15 @@ class JudgeTest(unittest.TestCase):
                 ('patched', '', 'plan of none')):
             with self.subTest(kernel=kernel, text=text):
                 self.check(J.kselftest(text, kernel), want)
+
+    def test_kmemleak(self):
+        ere = J.KMEMLEAK[0][1]
+        for report, want in (('', None), (EXPECTED, None),
+                             (EXPECTED + UNEXPECTED + EXPECTED,
+                              '1 suspected leak'),
+                             (UNEXPECTED + UNEXPECTED, '2 suspected leak')):
+            with self.subTest(report=report):
+                self.check(J.kmemleak(report, ere), want)
 
     def test_topology(self):
         self.check(J.topology(kselftest('ok 1 load')), None)
