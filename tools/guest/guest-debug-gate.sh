@@ -45,12 +45,10 @@ if [ "$LABEL" = park2 ]; then
 fi
 
 # what the boot leaked is reported and cleared: the final scan is ours
-if [ -f "$KML" ]; then
-	n=$(kml_scan "$OUT/kmemleak-boot-$LABEL.txt") || n="(scan failed)"
-	say "kmemleak: $n object(s) reported after boot (not ours; kept in out/kmemleak-boot-$LABEL.txt), clearing"
-	[ "$n" = 0 ] || head -n 20 "$OUT/kmemleak-boot-$LABEL.txt" | sed 's/^/#   /'
-	echo clear >"$KML"
-fi
+n=$(kml_scan "$OUT/kmemleak-boot.txt") || n="(scan failed)"
+say "kmemleak: $n object(s) reported after boot (not ours; kept in out/kmemleak-boot.txt), clearing"
+[ "$n" = 0 ] || head -n 20 "$OUT/kmemleak-boot.txt" | sed 's/^/#   /'
+echo clear >"$KML"
 
 t_kunit() {
 	tp_begin
@@ -74,11 +72,9 @@ t_kunit() {
 	kunit_run
 	[ -n "$hto_old" ] && echo "$hto_old" >"$hto"
 	# scanned before rmmod, while the module's symbols resolve in traces
-	if [ -f "$KML" ]; then
-		n=$(kml_scan "$OUT/kmemleak-kunit.txt") || bad "kmemleak scan failed"
-		say "kmemleak: ${n:-?} object(s) after slub_kunit"
-		echo clear >"$KML"
-	fi
+	n=$(kml_scan "$OUT/kmemleak-kunit.txt") || bad "kmemleak scan failed"
+	say "kmemleak: ${n:-?} object(s) after slub_kunit"
+	echo clear >"$KML"
 	rmmod slub_kunit 2>/dev/null || bad "rmmod slub_kunit failed"
 	tp_end kunit
 }
@@ -112,14 +108,14 @@ stress_run() {
 	fi
 	st=$(timeout 300 cat "$DBG/wait")
 	[ "$st" = "state: done" ] || write_file "$DBG/stop" 1
-	has_stats && RUN_PARKS=$(sum_of "$SLAB/park_slab")
+	RUN_PARKS=$(sum_of "$SLAB/park_slab")
 	[ "$st" = "state: done" ] || bad "$what: wait says '$st', want 'state: done'"
 	[ "$(rval error)" = 0 ] || bad "$what: results error $(rval error)"
 	[ "$(rval frees)" -gt 0 ] 2>/dev/null || bad "$what: no frees"
 	nshrink=$(rval shrinks)
 	[ "${nshrink:-0}" -gt 0 ] || bad "$what: the module did no shrink during the run (shrinks '$nshrink', shrink_ms $STRESS_SHRINK_MS)"
 	say "$what: $(rval frees) frees, $(rval ops_per_sec) ops/s, remote $(rval remote_free_pct)%, alloc_failures $(rval alloc_failures), $nshrink shrinks during the run, parked during the run: $RUN_PARKS slabs (park_slab)"
-	if [ "${3:-0}" = 1 ] && has_stats && [ "$RUN_PARKS" = 0 ]; then
+	if [ "${3:-0}" = 1 ] && [ "$RUN_PARKS" = 0 ]; then
 		bad "$what: park=$2 and no slab parked during the run (park_slab 0 before the final shrink; $nshrink shrinks during it)"
 	fi
 	check_after_run "$what" "$obj_base"
@@ -135,6 +131,7 @@ stress_load() {
 	insmod "$KO" placement="$1" duration_ms=$STRESS_MS shrink_ms=$STRESS_SHRINK_MS no_sheaves="$2"
 }
 t_stress() {
+	t_boot_park
 	park1_parks=0
 	park1_runs=0
 	for pl in cross local balanced; do
@@ -161,10 +158,6 @@ t_stress() {
 			tp_end "$name" "$RUN_PARKS parked in the run"
 		done
 	done
-	if ! ls /sys/kernel/slab/*/park_slab >/dev/null 2>&1; then
-		tp_skip park1-parked "no park_slab (CONFIG_SLUB_STATS off): parks cannot be counted"
-		return 0
-	fi
 	tp_begin
 	extra=0
 	while [ "$park1_parks" = 0 ] && [ $extra -lt 5 ]; do
@@ -203,7 +196,12 @@ t_boot_park() {
 	tp_end boot-park "new cache has park=$got${BOOT_PARK:+; $n2 caches still at $BOOT_PARK}"
 }
 
-# the kselftest's fuzz mode: every line of its param_fuzz.txt
+# the kselftest's fuzz mode: every line of its param_fuzz.txt (fuzz-params
+# does not depend on the parking mode: park2 skips it)
+t_fuzz() {
+	skipped fuzz-params || t_fuzz_params
+	t_fuzz_park
+}
 t_fuzz_params() {
 	tp_begin
 	out=$OUT/fuzz-params-$LABEL.txt
@@ -250,9 +248,8 @@ t_fuzz_park() {
 # rmmod 0.2 .. 1.1 s into a run, 20 times, cycling the parameters
 t_rmmod() {
 	tp_begin
-	i=0
 	rmmods=0
-	while [ $i -lt 20 ]; do
+	for i in $(seq 0 19); do
 		case $((i % 3)) in 0) pl=cross ;; 1) pl=local ;; *) pl=balanced ;; esac
 		b=1
 		[ $((i % 2)) = 1 ] && b=16
@@ -260,12 +257,11 @@ t_rmmod() {
 		if ! insmod "$KO" placement=$pl batch=$b no_sheaves=$ns duration_ms=60000; then
 			bad "rmmod $i: insmod placement=$pl failed"
 			dmesg_tail 3
-			i=$((i + 1))
 			continue
 		fi
 		write_file "$PARKDIR/park" $((i % 3)) || bad "rmmod $i: echo $((i % 3)) > park: $WERR"
 		write_file "$DBG/run" 1 || bad "rmmod $i: run: $WERR"
-		sleep "$(awk -v i=$i 'BEGIN { printf "%.1f", 0.2 + (i * 7 % 10) / 10 }')"
+		sleep "$(awk -v i="$i" 'BEGIN { printf "%.1f", 0.2 + (i * 7 % 10) / 10 }')"
 		[ "$(cat "$DBG/status")" = running ] || bad "rmmod $i: not running before rmmod"
 		if timeout 120 rmmod $MOD; then
 			rmmods=$((rmmods + 1))
@@ -275,13 +271,11 @@ t_rmmod() {
 		mod_loaded && bad "rmmod $i: module still loaded"
 		[ -d "$SLAB" ] && bad "rmmod $i: $SLAB still exists"
 		[ -d "$PARKDIR" ] && bad "rmmod $i: $PARKDIR still exists"
-		i=$((i + 1))
 	done
 	tp_end rmmod-midrun "$rmmods rmmods"
 }
 
 t_kmemleak() {
-	[ -f "$KML" ] || { tp_skip kmemleak "no $KML (CONFIG_DEBUG_KMEMLEAK)"; return; }
 	tp_begin
 	n=$(kml_scan "$OUT/kmemleak-end.txt") || bad "kmemleak scan failed"
 	tp_end kmemleak "${n:-?} objects"
@@ -291,23 +285,9 @@ mod_loaded && rmmod $MOD
 for t in kunit kselftest stress fuzz rmmod kmemleak; do
 	if skipped $t; then
 		say "$t: skipped on request"
-		continue
+	else
+		"t_$t"
 	fi
-	case $t in
-	kunit) t_kunit ;;
-	kselftest) t_kselftest ;;
-	stress) t_boot_park; t_stress ;;
-	fuzz)
-		if skipped fuzz-params; then
-			say "fuzz-params: skipped on request (it does not depend on the parking mode)"
-		else
-			t_fuzz_params
-		fi
-		t_fuzz_park
-		;;
-	rmmod) t_rmmod ;;
-	kmemleak) t_kmemleak ;;
-	esac
 done
 # backstop of the host's console check, by the kselftest's splat regex
 tp_begin
