@@ -28,7 +28,6 @@ usage() {
 # characters or contain it
 no_such_cache() {
 	nsc_dir=$SYSFS/kernel/slab
-	[ -d "$nsc_dir" ] || die "cannot open $nsc_dir (is this a SLUB kernel with CONFIG_SYSFS?)"
 	nsc_pre=$(printf '%.4s' "$1")
 	nsc_hits=
 	for nsc_f in "$nsc_dir"/*; do
@@ -68,31 +67,24 @@ check_cache() {
 	[ -d "$cc_d" ] || die "$cc_d is not a directory"
 }
 
-# dump_file CACHE ATTR PATH: a line for values, or @unreadable
-dump_file() {
-	if [ ! -r "$3" ]; then
-		echo "@unreadable $1 $2"
-		return
-	fi
-	df_m=r
-	case $dc_w in *"$NL$3$NL"*) df_m=w ;; esac
-	echo "$1 $2 $df_m $3"
-}
-
+# dump_cache NAME: a line for values (MODE w: a file its owner may write,
+# by one find a cache) or @unreadable for each file
 dump_cache() {
 	dc_d=$SYSFS/kernel/slab/$1
 	dc_g=$SYSFS/kernel/debug/slab/$1
 	[ -d "$dc_g" ] || dc_g=
-	# the files their owner may write: one find a cache
 	dc_w=$NL$(find "$dc_d" ${dc_g:+"$dc_g"} -maxdepth 1 -type f -perm -200)$NL
-	for dc_f in "$dc_d"/*; do
+	for dc_f in "$dc_d"/* ${dc_g:+"$dc_g/park" "$dc_g/parked"}; do
 		[ -f "$dc_f" ] || continue
-		dump_file "$1" "${dc_f##*/}" "$dc_f"
-	done
-	[ -n "$dc_g" ] || return 0
-	for dc_a in park parked; do
-		[ -f "$dc_g/$dc_a" ] || continue
-		dump_file "$1" "debugfs/$dc_a" "$dc_g/$dc_a"
+		dc_a=${dc_f##*/}
+		[ "$dc_f" = "$dc_d/$dc_a" ] || dc_a=debugfs/$dc_a
+		if [ ! -r "$dc_f" ]; then
+			echo "@unreadable $1 $dc_a"
+			continue
+		fi
+		dc_m=r
+		case $dc_w in *"$NL$dc_f$NL"*) dc_m=w ;; esac
+		echo "$1 $dc_a $dc_m $dc_f"
 	done
 }
 
@@ -125,13 +117,8 @@ echo "@slab-dump 1"
 up=
 { read -r up _ </proc/uptime || :; } 2>/dev/null
 [ -z "$up" ] || echo "@mono $up"
-if [ -r "$PROC/stat" ]; then
-	while IFS= read -r l; do
-		case $l in cpu[0-9]*) echo "@stat $l" ;; esac
-	done <"$PROC/stat"
-else
+sed -n 's/^cpu[0-9]/@stat &/p' "$PROC/stat" 2>/dev/null ||
 	echo "slab-dump: warning: cannot read $PROC/stat; no idle figures" >&2
-fi
 for c in "$@"; do
 	dump_cache "$c"
 done | values
@@ -148,9 +135,5 @@ fi
 k=$(cat "$PROC/sys/kernel/osrelease" 2>/dev/null) || k=$(uname -r)
 echo "@kernel $k"
 echo "@time $(date -u '+%s %Y-%m-%dT%H:%M:%SZ')"
-if [ -n "$results" ]; then
-	while IFS= read -r l || [ -n "$l" ]; do
-		echo "@result $l"
-	done <"$results"
-fi
+[ -z "$results" ] || awk '{ print "@result " $0 }' "$results"
 echo "@end"

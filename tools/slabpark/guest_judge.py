@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The host's judgment of the kselftest and slub_kunit output the guest
-scripts (tools/guest/) leave in OUT/files: the guest runs and prints, this
-decides.  Each check is (ok, name, what was found when not ok)."""
+"""The host's judgment of what the guest scripts (tools/guest/) leave in
+OUT/files: the kselftest's and slub_kunit's output, kmemleak's reports.
+Each judge returns its failures."""
 
 import os
 import re
 from typing import Dict, List, Tuple
 
 from .ktap import parse_result
-
-Check = Tuple[bool, str, str]
 
 # The slab parking cases of slub_kunit (patch 6 of the series), in suite
 # order: the slub_break_parking= bits of the break kernel
@@ -52,8 +50,7 @@ def read(*path: str) -> str:
 
 
 def kunit_cases(text: str) -> Dict[str, Tuple[str, str]]:
-    """slub_kunit's case results: name -> (pass, fail or skip, the SKIP
-    reason)"""
+    """name -> (pass, fail or skip, the SKIP reason)"""
     out = {}
     for t in text.splitlines():
         r = parse_result(t.strip()) if t[:1] in ' \t' else None
@@ -66,10 +63,9 @@ def kunit_cases(text: str) -> Dict[str, Tuple[str, str]]:
 
 
 def kunit(text: str, rcu_debug: bool, strict: bool) -> List[str]:
-    """the failures of slub_kunit's KTAP TEXT: a case failed, the suite
-    not ok, a parking case not passed (one that may skips for
-    SLUB_RCU_DEBUG where it is set); strict: the kprobe case passed, no
-    case but PERF_CASE skipped"""
+    """slub_kunit's KTAP TEXT: no case failed, the suite ok, every parking
+    case passed (but a skip for SLUB_RCU_DEBUG where it may); strict: the
+    kprobe case passed, no other case but PERF_CASE skipped"""
     cases = kunit_cases(text)
     suite = next((parse_result(t) for t in text.splitlines()
                   if parse_result(t)), None)
@@ -103,9 +99,8 @@ def mutant_glob(mode: int) -> str:
 
 
 def mutant(text: str, mode: int) -> List[str]:
-    """the failures of the break kernel's slub_kunit KTAP TEXT under
-    slub_break_parking=MODE: exactly the cases MODE breaks fail, exactly
-    those it runs ran, none skipped"""
+    """the break kernel's slub_kunit under slub_break_parking=MODE:
+    exactly the cases MODE breaks fail, exactly those it runs ran"""
     if mode and not any(mode in v[0] for v in KUNIT_PARK.values()):
         return ['mode %d breaks no case of KUNIT_PARK' % mode]
     cases = kunit_cases(text)
@@ -122,9 +117,8 @@ def mutant(text: str, mode: int) -> List[str]:
 
 
 def kselftest(text: str, kernel: str) -> List[str]:
-    """the failures of run_kselftest.sh -c slub_park's output TEXT on
-    KERNEL: every test of the plan reported, none failed, a SKIP only for
-    a need KSFT_LACKS says KERNEL lacks"""
+    """run_kselftest.sh -c slub_park's output on KERNEL: every test of the
+    plan reported, none failed, a SKIP only for a need KERNEL lacks"""
     bad = []
     if re.search(r'(?m)^ok \d+ selftests: slub_park: .*# SKIP', text):
         bad.append('the whole slub_park suite was skipped')
@@ -163,8 +157,7 @@ KMEMLEAK = (('kmemleak-kunit.txt', 'slub_kunit|test_leak_destroy'),
 
 
 def kmemleak(text: str, expected: str) -> List[str]:
-    """the objects of a kmemleak report none of whose lines match
-    EXPECTED"""
+    """the objects none of whose lines match EXPECTED"""
     objs = re.split(r'(?m)^(?=unreferenced object)', text)[1:]
     leaks = [o for o in objs if not re.search(expected, o)]
     return ['%d suspected leak(s) (expected: %s):' % (len(leaks), expected)] + \
@@ -177,9 +170,8 @@ def rcu_debug(bdir: str) -> bool:
 
 
 def check(ctx, files: str, kernel: str, suites, bdir: str) -> bool:
-    """the judgments of SUITES' files (kselftest.txt, kunit-slub_test.ktap)
-    in FILES for KERNEL (built in BDIR), a subtest '<suite>-host' each;
-    all passed"""
+    """the judgments of what SUITES left in FILES on KERNEL (built in
+    BDIR), a subtest '<suite>-host' each; all passed"""
     ksft = read(files, 'kselftest.txt')
     kunit_text = read(files, 'kunit-slub_test.ktap')
     judges = {
