@@ -41,9 +41,6 @@ load() {
 		return 1
 	fi
 	LOADS=$((LOADS + 1))
-	if [ "$LOADS" = 1 ] && ! has_park; then
-		say "no $PARKDIR/park: unpatched kernel, park toggles and parking invariants skipped"
-	fi
 }
 
 one_run() {
@@ -73,11 +70,8 @@ one_run() {
 
 	write_file "$SLAB/shrink" 1
 	base=$(sum_of "$SLAB/objects")
-	p0=
-	if has_park; then
-		p0=$(pick 0 1 2)
-		write_file "$PARKDIR/park" "$p0" || bad "echo $p0 > park: $WERR"
-	fi
+	p0=$(pick 0 1 2)
+	write_file "$PARKDIR/park" "$p0" || bad "echo $p0 > park: $WERR"
 	clear_stat_files "$SLAB"
 
 	if ! write_file "$DBG/run" 1; then
@@ -89,18 +83,16 @@ one_run() {
 	sk=0
 	while [ "$(cat "$DBG/status")" = running ]; do
 		sleep "0.$(rnd 5)$(rnd 10)"
-		if has_park; then
-			m=$(pick 0 1 2)
-			write_file "$PARKDIR/park" "$m" || bad "$what: echo $m > park during the run: $WERR"
-			tg=$((tg + 1))
-		fi
+		m=$(pick 0 1 2)
+		write_file "$PARKDIR/park" "$m" || bad "$what: echo $m > park during the run: $WERR"
+		tg=$((tg + 1))
 		# a list walker that unparks; flushes KASAN's quarantine too
 		if [ "$(rnd 4)" = 0 ]; then
 			write_file "$SLAB/shrink" 1 || bad "$what: shrink during the run: $WERR"
 			sk=$((sk + 1))
 		fi
 		cat "$SLAB/partial" "$SLAB/objects" "$SLAB/objects_partial" >/dev/null
-		[ -f "$PARKDIR/parked" ] && cat "$PARKDIR/parked" >/dev/null
+		cat "$PARKDIR/parked" >/dev/null
 		grep "^$CACHE " /proc/slabinfo >/dev/null
 	done
 	TOGGLES=$((TOGGLES + tg))
@@ -114,7 +106,7 @@ one_run() {
 	check_after_run "$what" "$base"
 	PARKS=$((PARKS + PS))
 	UNPARKS=$((UNPARKS + US))
-	echo "$what: ${fr:-0} frees, park ${p0:--}, $tg toggles, $sk shrinks, parked $PS unparked $US (free_add_partial $FAP)$([ "$CASE_BAD" = 0 ] || echo ' FAILED')"
+	echo "$what: ${fr:-0} frees, park $p0, $tg toggles, $sk shrinks, parked $PS unparked $US (free_add_partial $FAP)$([ "$CASE_BAD" = 0 ] || echo ' FAILED')"
 	[ "$CASE_BAD" = 0 ] || FAILS=$((FAILS + 1))
 }
 
