@@ -161,13 +161,9 @@ check_host_mode_base() {
 	expect_runs "$hm/results" cross base
 }
 
+# in the cpuless4 guest (node 1 on node 0's socket, node 3 without CPUs)
 check_topology() {
 	host_dir "$OUT/topology" || return 0
-	nd=/sys/devices/system/node
-	if [ "$(cat "$nd/online")" != 0-3 ] || [ -n "$(cat "$nd/node3/cpulist")" ]; then
-		bad "not a cpuless4 guest: nodes $(cat "$nd/online"), node 3's CPUs '$(cat "$nd/node3/cpulist" 2>/dev/null)'"
-		return
-	fi
 	HM_ENV=
 	[ "$kernel" = base ] && HM_ENV=HOST_BASE_ONLY=1
 	expect_check_only "with $HM_ENV, want nodes 0 -> 2 with 1 thread" \

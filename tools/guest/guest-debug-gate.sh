@@ -59,7 +59,6 @@ t_kunit() {
 	kp=/sys/module/kunit/parameters
 	hto=/proc/sys/kernel/hung_task_timeout_secs
 	hto_old=
-	kunit_core
 	if skipped kunit-slow; then
 		[ -w "$hto" ] && hto_old=$(cat "$hto") && echo 0 >"$hto"
 	elif [ -w "$kp/filter" ]; then

@@ -257,12 +257,8 @@ in_round_order() {
 
 # ---- Test points by the kselftest's ktap_helpers.sh: tp_begin, bad MSG
 # for each failure, tp_end NAME [COMMENT] (echoed unquoted: no globs).
-ktap_load() {
-	kl_f=$S/kselftest/kselftest/ktap_helpers.sh
-	[ -r "$kl_f" ] || { echo "guest-lib.sh: no $kl_f: the kselftest install is not staged" >&2; exit 2; }
-	# shellcheck disable=SC1090 # a path of the guest
-	. "$kl_f"
-}
+# shellcheck disable=SC1091 # a path of the guest
+ktap_load() { . "$S/kselftest/kselftest/ktap_helpers.sh"; }
 FAILED=
 CASE_BAD=0
 TP_T0=0
@@ -329,23 +325,14 @@ kml_scan() {
 # ksft_run DIR: DIR/run_kselftest.sh -c slub_park into $OUT/kselftest.txt
 # (the host judges it: slabpark.guest_judge)
 ksft_run() {
-	[ -x "$1/run_kselftest.sh" ] || { bad "no $1/run_kselftest.sh staged"; return; }
 	sh -c "set -o pipefail; cd '$1' && ./run_kselftest.sh -c slub_park 2>&1 | tee '$OUT/kselftest.txt'" ||
 		bad "run_kselftest.sh -c slub_park exited with $?"
 }
 
-# kunit_run: insmod slub_kunit (kunit.ko first where it is a module),
-# its KTAP printed and kept in $OUT/kunit-slub_test.ktap (the host judges
-# it: slabpark.guest_judge)
-kunit_core() {
-	if [ -f "$S/kunit/kunit.ko" ] && [ ! -d /sys/module/kunit ]; then
-		insmod "$S/kunit/kunit.ko" || bad "insmod kunit.ko failed"
-	fi
-}
+# kunit_run: insmod slub_kunit, its KTAP printed and kept in
+# $OUT/kunit-slub_test.ktap (the host judges it: slabpark.guest_judge)
 kunit_run() {
 	kr_res=/sys/kernel/debug/kunit/slub_test/results
-	[ -f "$S/kunit/slub_kunit.ko" ] || { bad "no $S/kunit/slub_kunit.ko staged (CONFIG_SLUB_KUNIT_TEST=m?)"; return; }
-	kunit_core
 	# the suite runs inside init_module; a failing case does not fail insmod
 	insmod "$S/kunit/slub_kunit.ko" || { bad "insmod slub_kunit.ko failed"; dmesg_tail 8; }
 	[ -r "$kr_res" ] || { bad "no $kr_res (CONFIG_KUNIT_DEBUGFS?)"; return; }

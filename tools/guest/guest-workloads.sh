@@ -19,23 +19,14 @@ set -eu
 WL_CACHES="vm_area_struct maple_node"
 
 workload=$1 rounds=$2 secs=$3 tasks=$4
-case $workload in
-mmap1) [ -x "$S/bin/mmap_loop" ] || { echo "guest-workloads: no $S/bin/mmap_loop" >&2; exit 1; } ;;
-*)
-	SNG=$S/stress-ng
-	[ -x "$SNG/bin/stress-ng" ] || { echo "guest-workloads: no $SNG/bin/stress-ng (staged by make run)" >&2; exit 1; }
-	;;
-esac
+SNG=$S/stress-ng
 
 # with the switches, every cache of the workload has its own
 has_switch=0
 kernel_has_park && has_switch=1
 for c in $WL_CACHES; do
-	[ -d "/sys/kernel/slab/$c" ] || { echo "guest-workloads: no /sys/kernel/slab/$c" >&2; exit 1; }
-	if [ $has_switch = 1 ] && [ ! -f "/sys/kernel/debug/slab/$c/park" ]; then
-		echo "guest-workloads: this kernel has park switches, but not /sys/kernel/debug/slab/$c/park" >&2
-		exit 1
-	fi
+	[ $has_switch = 0 ] || [ -f "/sys/kernel/debug/slab/$c/park" ] ||
+		{ echo "guest-workloads: park switches, but not /sys/kernel/debug/slab/$c/park" >&2; exit 1; }
 done
 if [ $has_switch = 1 ]; then
 	modes=${5:-0 1 2}
