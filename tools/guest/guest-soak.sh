@@ -133,7 +133,6 @@ if [ -f "$KML" ]; then
 	leaks=$(kml_scan "$OUT/kmemleak-soak.txt") || { bad "kmemleak scan failed"; leaks=-; }
 	[ "$leaks" = 0 ] || { FAILS=$((FAILS + 1)); head -n 60 "$OUT/kmemleak-soak.txt" | sed 's/^/#   /'; }
 fi
-echo "# soak summary: $RUNS runs in $(( $(now) - t0 ))s, $LOADS module loads, $MOVED objects moved (frees)," \
-	"$PARKS parks, $UNPARKS unparks, $TOGGLES park toggles and $SHRINKS shrinks during runs, kmemleak $leaks, $FAILS failures"
+say "soak: $RUNS runs in $(( $(now) - t0 ))s"
 echo "SLABPARK-SOAK runs=$RUNS loads=$LOADS moved=$MOVED parks=$PARKS unparks=$UNPARKS toggles=$TOGGLES shrinks=$SHRINKS leaks=$leaks failures=$FAILS"
 [ "$FAILS" = 0 ] && [ "$RUNS" -gt 0 ]
