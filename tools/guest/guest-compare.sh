@@ -1,38 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of 'make run', and of 'make run HOST=1' on the host
-# (tools/run-host.sh): the same-boot A/B of slab parking.
-#
-# Usage: compare.sh RUNS DURATION_MS "PLACEMENTS" LOCKSTAT [SWEEP [MODES [MODARGS]]]
-#
-# Environment: SLABPARK_DIR, SLABPARK_KO, SLABPARK_OUT (guest-lib.sh; the
-# defaults are the guest's paths); ALLOC_NODE, FREE_NODE (topo_choose: the
-# facts of the topology go to $SLABPARK_OUT/topology).
-#
-# For each placement, RUNS rounds of park=0, 1, 2 (MODES, e.g. "0 1", only
-# those; in_round_order), MODARGS more module parameters, each run on a
-# shrunk cache with zeroed counters.  Each run leaves the cache's dumps
-# (slab-dump.sh) before and after it, the module's results in the latter,
-# and its results with the footprint lines (shrunk_slabs after the shrink
-# before it, peak_slabs sampled every 0.1 s, rest_slabs and rest_partial
-# 1 s after it, past the unpark delay, and slab_churn = alloc_slab +
-# free_slab; slabpark.record reads them), in
-#   $SLABPARK_OUT/runs/<placement>/park<mode>/<round>.before.dump, .after.dump, .results
-# and with LOCKSTAT=1 /proc/lock_stat as it was after the run (the host
-# reads &n->list_lock from it: slabpark.runs.add_lockstat) in
-#   $SLABPARK_OUT/lockstat/<placement>-park<mode>-<round>.txt
-# On a kernel without the debugfs park switch the modes collapse to one,
-# 'base'.  SWEEP=sheaf: the same with sheaf_capacity D (the cache's
-# default), 2D, 4D and 8D, park=0 and 1 only, into <placement>-sc<C>/.
+# Guest side of make run, and of make run HOST=1 (tools/run-host.sh): the
+# same-boot A/B of slab parking.
+#   compare.sh RUNS DURATION_MS "PLACEMENTS" LOCKSTAT [SWEEP [MODES [MODARGS]]]
+# RUNS rounds of each mode (park=0 1 2, 3 on the measurement kernel, or
+# base) per placement, into $OUT/runs/<placement>/park<mode>/<round>.*:
+# the dumps before and after, the results with the footprint lines
+# (slabpark.record); LOCKSTAT=1: /proc/lock_stat after each run in
+# $OUT/lockstat/.  SWEEP=sheaf: park=0 and 1 at 1, 2, 4, 8 x the default
+# sheaf_capacity, into <placement>-sc<C>/.  The nodes: topo_choose.
 
 set -eu
 # shellcheck source=tools/guest/guest-lib.sh
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 
-case $# in 4 | 5 | 6 | 7) ;; *) echo "usage: compare.sh RUNS DURATION_MS PLACEMENTS LOCKSTAT [SWEEP [MODES [MODARGS]]]" >&2; exit 2 ;; esac
 runs=$1 dur=$2 placements=$3 lockstat=$4 sweep=${5:-} only_modes=${6:-} modargs=${7:-}
-case "$sweep" in ''|sheaf) ;; *) echo "compare.sh: unknown sweep '$sweep'" >&2; exit 2 ;; esac
 if [ "$lockstat" = 1 ] && [ ! -w /proc/lock_stat ]; then
 	echo "compare.sh: no writable /proc/lock_stat: the kernel lacks CONFIG_LOCK_STAT" \
 		"(build it with tools/kernel/build-kernel.sh --config lockstat)" >&2
@@ -60,46 +43,39 @@ if [ -f "$PARKDIR/park" ]; then
 	echo "# parking switch present ($PARKDIR/park): comparing park=$(echo "$modes" | sed "s/ /, /g") (0 off, 1 trylock+park, 2 always park)"
 else
 	modes=base
-	echo "# this kernel has no $PARKDIR/park switch (unpatched, without tools/kernel/bench-patches/park-switch.patch, or no"
-	echo "# CONFIG_SLUB_DEBUG/CONFIG_DEBUG_FS): parking cannot be switched, so only the base numbers are measured"
+	echo "# no $PARKDIR/park switch (unpatched, or no CONFIG_SLUB_DEBUG/CONFIG_DEBUG_FS): base numbers only"
 fi
 
-# The measurement kernel (make run MEASURE=1, measure-parking.patch) has
-# park mode 3 too: measured in the same boot, after mode 2.
-if [ "$modes" != base ] && [ -z "$only_modes" ] &&
-   echo 3 2>/dev/null >"${PARKDIR:-/sys/kernel/debug/slab/$CACHE}/park"; then
+# the measurement kernel (measure-parking.patch) has park mode 3 too
+if [ "$modes" != base ] && [ -z "$only_modes" ] && echo 3 2>/dev/null >"$PARKDIR/park"; then
 	modes="$modes 3"
 	echo "# measurement kernel: park=3 (1 + the partial -> empty free without a taken list_lock) too"
 fi
 
-# run_placements SUFFIX: every placement, RUNS rounds of every mode; the
-# runs of placement P go to P$SUFFIX
+# run_placements SUFFIX: every placement's rounds, into P$SUFFIX
 run_placements() {
 	sfx=$1
 	for p in $placements; do
-		# equal threads per CPU in every placement: one thread per CPU
+		# one thread per CPU in every placement
 		case "$p" in
 		cross) threads=$TOPO_THREADS ;;
 		*) threads=$TOPO_HALF ;;
 		esac
 		echo "$p" >"$DBG/placement"
 		echo "$threads" >"$DBG/threads"
-		r=1
-		while [ "$r" -le "$runs" ]; do
+		for r in $(seq "$runs"); do
 			# shellcheck disable=SC2086 # modes are words
 			for m in $(in_round_order "$r" $modes); do
 				echo "# [$(( $(date +%s) - t0 ))s] placement $p$sfx, round $r/$runs, park=$m"
 				[ "$m" = base ] || echo "$m" >"$PARKDIR/park"
-				# the baseline of the footprint: what a shrink leaves
 				echo 1 >"$SLAB/shrink"
 				read -r shrunk _ <"$SLAB/slabs"
-				zero_stats
+				clear_stat_files "$SLAB"
 				[ "$lockstat" = 1 ] && echo 0 >/proc/lock_stat
 				mkdir -p "$OUT/runs/$p$sfx/park$m" "$OUT/lockstat"
 				run=$OUT/runs/$p$sfx/park$m/$r
 				sh "$S/tools/guest/slab-dump.sh" "$CACHE" >"$run.before.dump"
 				echo 1 >"$DBG/run"
-				# footprint: the most slabs seen during the run (every 0.1 s)
 				peak=0
 				while [ "$(cat "$DBG/status")" = running ]; do
 					read -r n _ <"$SLAB/slabs"
@@ -107,8 +83,7 @@ run_placements() {
 					sleep 0.1
 				done
 				cat "$DBG/wait" >/dev/null
-				# let the unpark work settle what the last frees parked
-				sleep 1
+				sleep 1 # past the unpark delay
 				sh "$S/tools/guest/slab-dump.sh" -r "$DBG/results" "$CACHE" >"$run.after.dump"
 				read -r rest _ <"$SLAB/slabs"
 				read -r rest_partial _ <"$SLAB/partial"
@@ -126,17 +101,10 @@ run_placements() {
 					echo "rest_partial: $rest_partial"
 					echo "slab_churn: $churn"
 				} >"$run.results"
-				if [ "$lockstat" = 1 ]; then
-					cat /proc/lock_stat >"$OUT/lockstat/$p$sfx-park$m-$r.txt"
-				fi
-				state=$(sed -n 's/^state: //p' "$DBG/results")
-				if [ "$state" != "done" ]; then
-					echo "# run ended in state '$state':"
-					cat "$DBG/results"
-					exit 1
-				fi
+				[ "$lockstat" = 0 ] || cat /proc/lock_stat >"$OUT/lockstat/$p$sfx-park$m-$r.txt"
+				[ "$(rval state)" = "done" ] ||
+					{ echo "# run ended in state '$(rval state)':"; cat "$DBG/results"; exit 1; }
 			done
-			r=$((r + 1))
 		done
 	done
 }

@@ -1,21 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of the device kit (make device-kit, slabpark.run): one boot of the
-# many-CPU comparison.  The module's cross, local and balanced placements
-# (tools/guest/guest-compare.sh), then the mmap1 loop with each of TASKS
-# tasks (tools/guest/guest-workloads.sh).  On the patched kernel the
-# modes are park=0 and 1, reversed when the kernel command line's
-# slabpark_boot=N is odd (the kit's runner alternates boots); on the base
-# kernel every run is done twice, at the places of the two modes.
-#
-# Usage: guest-device.sh DURATION_MS "TASKS"
+# Guest side of the device kit (make device-kit): one boot of the many-CPU
+# comparison, guest-compare.sh's placements then mmap1 with each of TASKS.
+#   guest-device.sh DURATION_MS "TASKS"
+# Patched: park=0 and 1, reversed when slabpark_boot=N is odd; base: each
+# run twice.
 
 set -eu
 # shellcheck source=tools/guest/guest-lib.sh
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 
-[ $# -eq 2 ] || { echo "usage: guest-device.sh DURATION_MS \"TASKS\"" >&2; exit 2; }
 dur=$1 tasks=$2
 boot=$(sed -n 's/.*slabpark_boot=\([0-9]*\).*/\1/p' /proc/cmdline)
 switch=0

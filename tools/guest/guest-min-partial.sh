@@ -1,33 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of 'make run MIN_PARTIAL=1': the alloc_slab question.  Parked
-# slabs are not counted in nr_partial, so the min_partial rule keeps more
-# slabs on a node while parking holds some: is that where parking's lower
-# slab churn comes from?  The control: park=0 with min_partial raised
-# (D, 2D, 4D and 8D, D the cache's default) against park=1 and park=2 at
-# D, on the cross placement, in rounds of one boot (the order reversed
-# in even rounds).
-#
-# Usage: guest-min-partial.sh ROUNDS DURATION_MS
-#
-# One row per run in $OUT/minpartial.txt (python3 -m slabpark report):
-#   round mode min_partial ops_per_sec allocs churn alloc_slab peak rest
-#   rest_partial parked_max parked_sum parked_samples
-# churn = alloc_slab + free_slab; peak = most slabs seen (every 0.1 s);
-# rest, rest_partial = slabs and partial slabs 1 s after the run; parked_*
-# = the parked count sampled with the slabs.
+# Guest side of make run MIN_PARTIAL=1: does parking's lower slab churn
+# come from parked slabs not counting in nr_partial?  park=0 at 1, 2, 4, 8
+# x the default min_partial against park=1 and 2 at the default, cross,
+# in rounds of one boot.
+#   guest-min-partial.sh ROUNDS DURATION_MS
+# One row per run in $OUT/minpartial.txt (its header names the columns;
+# slabpark.runs): churn = alloc_slab + free_slab, peak = most slabs seen,
+# rest = 1 s after the run, parked_* = the parked count sampled.
 
 set -eu
 # shellcheck source=tools/guest/guest-lib.sh
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 
-usage() { echo "usage: guest-min-partial.sh ROUNDS DURATION_MS" >&2; exit 2; }
-[ $# -eq 2 ] || usage
 rounds=$1 dur=$2
-for v in "$rounds" "$dur"; do
-	case $v in '' | *[!0-9]* | 0) usage ;; esac
-done
 
 insmod "$KO" cache_name=$CACHE duration_ms="$dur"
 trap 'rmmod slub_stress 2>/dev/null || true' EXIT
@@ -42,15 +29,14 @@ res=$OUT/minpartial.txt
 echo "# default min_partial $dflt, $NODE_CPUS threads per side, $dur ms runs" >"$res"
 echo "round mode min_partial ops_per_sec allocs churn alloc_slab peak rest rest_partial parked_max parked_sum parked_samples" >>"$res"
 t0=$(date +%s)
-r=1
-while [ "$r" -le "$rounds" ]; do
+for r in $(seq "$rounds"); do
 	for cfg in $(in_round_order "$r" "0:$dflt" "0:$((2 * dflt))" "0:$((4 * dflt))" "0:$((8 * dflt))" "1:$dflt" "2:$dflt"); do
 		m=${cfg%:*} mp=${cfg#*:}
 		echo "# [$(($(date +%s) - t0))s] round $r/$rounds: park=$m min_partial=$mp"
 		echo "$m" >"$PARKDIR/park"
 		echo "$mp" >"$SLAB/min_partial"
 		echo 1 >"$SLAB/shrink"
-		zero_stats
+		clear_stat_files "$SLAB"
 		echo 1 >"$DBG/run"
 		peak=0 pmax=0 psum=0 pn=0
 		while [ "$(cat "$DBG/status")" = running ]; do
@@ -70,7 +56,6 @@ while [ "$r" -le "$rounds" ]; do
 		read -r fs _ <"$SLAB/free_slab"
 		echo "$r $m $mp $(rval ops_per_sec) $(rval allocs) $((as + fs)) $as $peak $rest $restp $pmax $psum $pn" >>"$res"
 	done
-	r=$((r + 1))
 done
 echo "$dflt" >"$SLAB/min_partial"
 echo 1 >"$PARKDIR/park"

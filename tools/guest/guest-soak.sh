@@ -1,24 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of 'make soak' (python3 -m slabpark soak); busybox sh as /slabpark/run.sh.
-#
-# Usage: soak.sh DURATION_S [NO_SHEAVES]
-#   NO_SHEAVES  0 or 1: every module load uses that no_sheaves (default:
-#               random, 1 in 4 loads without sheaves)
-#
-# Until DURATION_S seconds have passed: runs of the stress module with
-# random parameters, the module reloaded every few runs with a random
-# object size and sheaves on or off.  During each run the debugfs 'park'
-# is toggled among 0, 1 and 2, the cache is shrunk now and then and its
-# counters are read; after it, the run ended 'done' with error 0 and
-# check_after_run (guest-lib.sh).  At the end, a kmemleak scan.  Prints a
-# summary and "SLABPARK-SOAK ..." for the host; exit 1 on any failure.
+# Guest side of make soak, as /slabpark/run.sh:  soak.sh DURATION_S [NO_SHEAVES]
+# Randomized runs of the module until DURATION_S, reloaded every few runs
+# (object size, no_sheaves: NO_SHEAVES, else 1 in 4), park toggled, the
+# cache shrunk and its counters read during each; after it, state done,
+# error 0, check_after_run; at the end kmemleak.  The last line
+# "SLABPARK-SOAK ..." is the host's; exit 1 on any failure.
 
 set -u
 
 DURATION=${1:-600}
-NO_SHEAVES=${2:-random}	# both checked by slabpark.steps.soak_settings
+NO_SHEAVES=${2:-random}
 # shellcheck source=tools/guest/guest-lib.sh
 . /slabpark/tools/guest/guest-lib.sh
 
@@ -31,9 +24,7 @@ TOGGLES=0
 SHRINKS=0
 LOADS=0
 now() { cut -d. -f1 /proc/uptime; }
-# rnd N: a random number 0..N-1
 rnd() { echo $(( $(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % $1 )); }
-# pick WORD...: one of the words at random
 pick() {
 	shift "$(rnd $#)"
 	echo "$1"
@@ -50,12 +41,8 @@ load() {
 		return 1
 	fi
 	LOADS=$((LOADS + 1))
-	if [ "$LOADS" = 1 ] && ! has_park; then
-		say "no $PARKDIR/park: unpatched kernel, park toggles and parking invariants skipped"
-	fi
 }
 
-# one randomized run
 one_run() {
 	left=$1
 	CASE_BAD=0
@@ -81,15 +68,11 @@ one_run() {
 	done
 	what="run $((RUNS + 1)): $pl a$an f$fn threads=$th inflight=$inf batch=$b ${dur}ms shift=$sh_"
 
-	# baseline at quiescence: objects after shrink, counters zeroed
 	write_file "$SLAB/shrink" 1
 	base=$(sum_of "$SLAB/objects")
-	p0=
-	if has_park; then
-		p0=$(pick 0 1 2)
-		write_file "$PARKDIR/park" "$p0" || bad "echo $p0 > park: $WERR"
-	fi
-	zero_stats
+	p0=$(pick 0 1 2)
+	write_file "$PARKDIR/park" "$p0" || bad "echo $p0 > park: $WERR"
+	clear_stat_files "$SLAB"
 
 	if ! write_file "$DBG/run" 1; then
 		bad "$what: run: $WERR"
@@ -100,20 +83,16 @@ one_run() {
 	sk=0
 	while [ "$(cat "$DBG/status")" = running ]; do
 		sleep "0.$(rnd 5)$(rnd 10)"
-		if has_park; then
-			m=$(pick 0 1 2)
-			write_file "$PARKDIR/park" "$m" || bad "$what: echo $m > park during the run: $WERR"
-			tg=$((tg + 1))
-		fi
-		# shrink is a list walker that unparks; under KASAN it also
-		# flushes the quarantine, so that frees park during the run
+		m=$(pick 0 1 2)
+		write_file "$PARKDIR/park" "$m" || bad "$what: echo $m > park during the run: $WERR"
+		tg=$((tg + 1))
+		# a list walker that unparks; flushes KASAN's quarantine too
 		if [ "$(rnd 4)" = 0 ]; then
 			write_file "$SLAB/shrink" 1 || bad "$what: shrink during the run: $WERR"
 			sk=$((sk + 1))
 		fi
-		# concurrent readers of the counters the series touches
 		cat "$SLAB/partial" "$SLAB/objects" "$SLAB/objects_partial" >/dev/null
-		[ -f "$PARKDIR/parked" ] && cat "$PARKDIR/parked" >/dev/null
+		cat "$PARKDIR/parked" >/dev/null
 		grep "^$CACHE " /proc/slabinfo >/dev/null
 	done
 	TOGGLES=$((TOGGLES + tg))
@@ -127,7 +106,7 @@ one_run() {
 	check_after_run "$what" "$base"
 	PARKS=$((PARKS + PS))
 	UNPARKS=$((UNPARKS + US))
-	echo "$what: ${fr:-0} frees, park ${p0:--}, $tg toggles, $sk shrinks, parked $PS unparked $US (free_add_partial $FAP)$([ "$CASE_BAD" = 0 ] || echo ' FAILED')"
+	echo "$what: ${fr:-0} frees, park $p0, $tg toggles, $sk shrinks, parked $PS unparked $US (free_add_partial $FAP)$([ "$CASE_BAD" = 0 ] || echo ' FAILED')"
 	[ "$CASE_BAD" = 0 ] || FAILS=$((FAILS + 1))
 }
 
@@ -151,11 +130,9 @@ unload || FAILS=$((FAILS + 1))
 [ -d "$SLAB" ] && { bad "$SLAB left after rmmod"; FAILS=$((FAILS + 1)); }
 leaks=-
 if [ -f "$KML" ]; then
-	kml_leaks "$OUT/kmemleak-soak.txt"
-	leaks=$LEAKS
-	[ "$leaks" = 0 ] || FAILS=$((FAILS + 1))
+	leaks=$(kml_scan "$OUT/kmemleak-soak.txt") || { bad "kmemleak scan failed"; leaks=-; }
+	[ "$leaks" = 0 ] || { FAILS=$((FAILS + 1)); head -n 60 "$OUT/kmemleak-soak.txt" | sed 's/^/#   /'; }
 fi
-echo "# soak summary: $RUNS runs in $(( $(now) - t0 ))s, $LOADS module loads, $MOVED objects moved (frees)," \
-	"$PARKS parks, $UNPARKS unparks, $TOGGLES park toggles and $SHRINKS shrinks during runs, kmemleak $leaks, $FAILS failures"
+say "soak: $RUNS runs in $(( $(now) - t0 ))s"
 echo "SLABPARK-SOAK runs=$RUNS loads=$LOADS moved=$MOVED parks=$PARKS unparks=$UNPARKS toggles=$TOGGLES shrinks=$SHRINKS leaks=$leaks failures=$FAILS"
 [ "$FAILS" = 0 ] && [ "$RUNS" -gt 0 ]

@@ -1,19 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmap_loop: will-it-scale's mmap1 testcase as a standalone program.
- * TASKS processes each map and unmap 128 MB of anonymous memory in a loop
- * (a vm_area_struct and maple tree nodes each time).  Once all tasks run,
- * the parent prints their map+unmap pairs over SECONDS as "key: value"
- * lines: tasks, seconds (as measured), iterations, ops_per_sec.
- *
- * Usage: mmap_loop TASKS SECONDS  (TASKS 1..1024, SECONDS 1..3600)
+ * mmap_loop TASKS SECONDS: will-it-scale's mmap1.  TASKS processes each
+ * map and unmap 128 MB of anonymous memory in a loop; once all run, the
+ * parent prints their pairs over SECONDS as "key: value" lines.
  * Exit status: 0 ok, 1 a call failed, 2 usage.
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -21,17 +15,7 @@
 #include <unistd.h>
 
 #define MEMSIZE		(128UL << 20)
-#define MAX_TASKS	1024
-#define MAX_SECONDS	3600
-
-static int parse(const char *s, long max, long *val)
-{
-	char *end;
-
-	errno = 0;
-	*val = strtol(s, &end, 10);
-	return errno || end == s || *end || *val < 1 || *val > max ? -1 : 0;
-}
+#define STRIDE		8	/* one counter a cache line */
 
 static unsigned long sum(unsigned long *iters, long tasks)
 {
@@ -39,7 +23,7 @@ static unsigned long sum(unsigned long *iters, long tasks)
 	long i;
 
 	for (i = 0; i < tasks; i++)
-		total += __atomic_load_n(&iters[i * 8], __ATOMIC_RELAXED);
+		total += __atomic_load_n(&iters[i * STRIDE], __ATOMIC_RELAXED);
 	return total;
 }
 
@@ -53,38 +37,33 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	unsigned long *iters;
-	unsigned long total0, total;
-	long tasks, seconds, i;
+	long tasks = argc == 3 ? atol(argv[1]) : 0;
+	long seconds = argc == 3 ? atol(argv[2]) : 0;
+	unsigned long *iters, total0, total;
 	int status, failed = 0;
 	double t0, t1;
 	pid_t *pids;
+	long i;
 
-	if (argc != 3 || parse(argv[1], MAX_TASKS, &tasks) ||
-	    parse(argv[2], MAX_SECONDS, &seconds)) {
-		fprintf(stderr, "usage: %s TASKS SECONDS (TASKS 1..%d, SECONDS 1..%d)\n",
-			argv[0], MAX_TASKS, MAX_SECONDS);
+	if (tasks < 1 || tasks > 1024 || seconds < 1 || seconds > 3600) {
+		fprintf(stderr, "usage: %s TASKS SECONDS (1..1024, 1..3600)\n", argv[0]);
 		return 2;
 	}
-	/* one counter per task, each on its own cache line */
-	iters = mmap(NULL, tasks * 64, PROT_READ | PROT_WRITE,
+	iters = mmap(NULL, tasks * STRIDE * sizeof(*iters), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pids = calloc(tasks, sizeof(*pids));
 	if (iters == MAP_FAILED || !pids) {
 		perror("mmap_loop: counters");
 		return 1;
 	}
-	for (i = 0; i < tasks; i++) {
+	for (i = 0; i < tasks && !failed; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0) {
 			perror("mmap_loop: fork");
 			failed = 1;
-			break;
-		}
-		if (pids[i] == 0) {
-			unsigned long *n = iters + i * 8;
+		} else if (pids[i] == 0) {
+			unsigned long *n = iters + i * STRIDE;
 
-			/* no task outlives a killed parent */
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (getppid() == 1)
 				_exit(1);
@@ -98,8 +77,8 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	/* from the first map+unmap of the last task (10 s at most) */
-	for (i = 0; !failed && !sum(iters + (tasks - 1) * 8, 1); i++) {
+	/* from the first pair of the last task, 10 s at most */
+	for (i = 0; !failed && !sum(iters + (tasks - 1) * STRIDE, 1); i++) {
 		if (i == 10000) {
 			fprintf(stderr, "mmap_loop: task %ld did not start\n", tasks - 1);
 			failed = 1;

@@ -1,18 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# slab-dump.sh: a plain dump of /sys/kernel/slab/<cache>/ (and the
-# series' debugfs park/parked) for python3 -m slabpark slabstat; the
-# format, one record a line, is in Documentation/dev-tools/slabstat.rst.
-# It reads and prints; it decides nothing.  busybox sh: runs in the guest,
-# and on the host for make run HOST=1.
-#
-# Usage: slab-dump.sh [-r RESULTS] CACHE... >DUMP
-#   -r RESULTS  a "key: value" file (e.g. /sys/kernel/debug/slub_stress/results),
-#               copied in as @result lines
-# Environment: SYSFS (default /sys) and PROC (default /proc) read a
-# fixture tree instead (debugfs as $SYSFS/kernel/debug).
-# Exit status: 0 ok, 1 error (no such cache, an alias, no sysfs), 2 usage.
+# slab-dump.sh [-r RESULTS] CACHE... >DUMP: a plain dump of
+# /sys/kernel/slab/<cache>/ and the series' debugfs park/parked for python3
+# -m slabpark slabstat (the format: Documentation/dev-tools/slabstat.rst);
+# -r copies a "key: value" file in as @result lines.  SYSFS and PROC read
+# a fixture tree instead.  Exit status: 0 ok, 1 error, 2 usage.
 
 set -eu
 
@@ -31,11 +24,10 @@ usage() {
 	exit 2
 }
 
-# no_such_cache NAME: the names of the slab directory that share its
-# first 4 characters or contain it, then exit 1
+# no_such_cache NAME: exit 1 with the names that share its first 4
+# characters or contain it
 no_such_cache() {
 	nsc_dir=$SYSFS/kernel/slab
-	[ -d "$nsc_dir" ] || die "cannot open $nsc_dir (is this a SLUB kernel with CONFIG_SYSFS?)"
 	nsc_pre=$(printf '%.4s' "$1")
 	nsc_hits=
 	for nsc_f in "$nsc_dir"/*; do
@@ -49,10 +41,9 @@ no_such_cache() {
 	die "no cache '$1' in $nsc_dir; close names: $nsc_hits"
 }
 
-# values: "CACHE ATTR MODE PATH" lines in, "CACHE ATTR MODE VALUE" out,
-# VALUE the first line of PATH (empty where it cannot be read); @ lines
-# pass.  One awk for the whole dump: the shell's read takes a system call
-# a byte, a fork a file is slow under TCG.
+# values: "CACHE ATTR MODE PATH" lines in, "CACHE ATTR MODE VALUE" out
+# (the first line of PATH); @ lines pass.  One awk: a fork a file and the
+# shell's read, a system call a byte, are slow under TCG.
 values() {
 	awk '/^@/ { print; next }
 	{
@@ -66,7 +57,6 @@ values() {
 	}'
 }
 
-# check_cache NAME: a cache directory of its own (before anything is printed)
 check_cache() {
 	cc_d=$SYSFS/kernel/slab/$1
 	if [ -L "$cc_d" ]; then
@@ -77,33 +67,24 @@ check_cache() {
 	[ -d "$cc_d" ] || die "$cc_d is not a directory"
 }
 
-# dump_file CACHE ATTR PATH: the line of one file for values, or
-# @unreadable; MODE w for a file of $dc_w
-dump_file() {
-	if [ ! -r "$3" ]; then
-		echo "@unreadable $1 $2"
-		return
-	fi
-	df_m=r
-	case $dc_w in *"$NL$3$NL"*) df_m=w ;; esac
-	echo "$1 $2 $df_m $3"
-}
-
+# dump_cache NAME: a line for values (MODE w: a file its owner may write,
+# by one find a cache) or @unreadable for each file
 dump_cache() {
 	dc_d=$SYSFS/kernel/slab/$1
 	dc_g=$SYSFS/kernel/debug/slab/$1
 	[ -d "$dc_g" ] || dc_g=
-	# the files their owner may write (SLUB's stat files and settings, the
-	# park switch), full paths: one find a cache, no fork per file
 	dc_w=$NL$(find "$dc_d" ${dc_g:+"$dc_g"} -maxdepth 1 -type f -perm -200)$NL
-	for dc_f in "$dc_d"/*; do
+	for dc_f in "$dc_d"/* ${dc_g:+"$dc_g/park" "$dc_g/parked"}; do
 		[ -f "$dc_f" ] || continue
-		dump_file "$1" "${dc_f##*/}" "$dc_f"
-	done
-	[ -n "$dc_g" ] || return 0
-	for dc_a in park parked; do
-		[ -f "$dc_g/$dc_a" ] || continue
-		dump_file "$1" "debugfs/$dc_a" "$dc_g/$dc_a"
+		dc_a=${dc_f##*/}
+		[ "$dc_f" = "$dc_d/$dc_a" ] || dc_a=debugfs/$dc_a
+		if [ ! -r "$dc_f" ]; then
+			echo "@unreadable $1 $dc_a"
+			continue
+		fi
+		dc_m=r
+		case $dc_w in *"$NL$dc_f$NL"*) dc_m=w ;; esac
+		echo "$1 $dc_a $dc_m $dc_f"
 	done
 }
 
@@ -111,8 +92,6 @@ results=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-r) [ $# -ge 2 ] || usage; results=$2; shift 2 ;;
-	-h | --help) usage ;;
-	--) shift; break ;;
 	-*) echo "slab-dump: unknown option '$1'" >&2; usage ;;
 	*) break ;;
 	esac
@@ -138,13 +117,8 @@ echo "@slab-dump 1"
 up=
 { read -r up _ </proc/uptime || :; } 2>/dev/null
 [ -z "$up" ] || echo "@mono $up"
-if [ -r "$PROC/stat" ]; then
-	while IFS= read -r l; do
-		case $l in cpu[0-9]*) echo "@stat $l" ;; esac
-	done <"$PROC/stat"
-else
+sed -n 's/^cpu[0-9]/@stat &/p' "$PROC/stat" 2>/dev/null ||
 	echo "slab-dump: warning: cannot read $PROC/stat; no idle figures" >&2
-fi
 for c in "$@"; do
 	dump_cache "$c"
 done | values
@@ -152,7 +126,7 @@ nd=$SYSFS/devices/system/node
 if [ -d "$nd" ]; then
 	for n in "$nd"/node[0-9]*; do
 		[ -r "$n/cpulist" ] || continue
-		# cat, not read: busybox's read gets nothing from the cpulist files
+		# cat: busybox's read gets nothing from the cpulist files
 		echo "@node ${n##*/node} $(cat "$n/cpulist")"
 	done
 else
@@ -161,9 +135,5 @@ fi
 k=$(cat "$PROC/sys/kernel/osrelease" 2>/dev/null) || k=$(uname -r)
 echo "@kernel $k"
 echo "@time $(date -u '+%s %Y-%m-%dT%H:%M:%SZ')"
-if [ -n "$results" ]; then
-	while IFS= read -r l || [ -n "$l" ]; do
-		echo "@result $l"
-	done <"$results"
-fi
+[ -z "$results" ] || awk '{ print "@result " $0 }' "$results"
 echo "@end"

@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-from . import config, guest_out, vm
+from . import config, guest_judge, guest_out, vm
 from .check import TOP, Fail, child, elapsed, setup_env
 
 
@@ -820,7 +820,11 @@ def debug_gate(boot):
                         timeout=guest_timeout(3000), emit=ctx.line)
             line = last_line(os.path.join(out, 'console.txt'),
                              'SLABPARK-DEBUG-GATE ')
-            st.ok = rc == 0 and bool(line)
+            judged = guest_judge.check(
+                ctx, os.path.join(out, 'files'), 'debug', [
+                    g for g in ('kunit', 'kselftest', 'kmemleak') if boot != 'park2' or
+                    g not in PARK2_SKIPS], bdir)
+            st.ok = rc == 0 and bool(line) and judged
             st.directive = '%ds %s' % (time.time() - t0, line) if st.ok else \
                 '%ds, guest status %d, %s; console: %s/console.log' % (
                     time.time() - t0, rc, line or 'no summary', out)
@@ -848,10 +852,11 @@ def do_kunit_mutants(ctx):
                 bdir, 'tools/guest/guest-kunit-mutants.sh', [str(m)], out,
                 [stage + '/tools:tools', stage + '/kunit:kunit',
                  '%s/%s:%s' % (stage, lib, lib)],
-                append='slub_break_parking=%d kunit.filter_glob='
-                'slub_test.test_park_*' % m, timeout=guest_timeout(900),
+                append='slub_break_parking=%d kunit.filter_glob=%s' % (
+                    m, guest_judge.mutant_glob(m)), timeout=guest_timeout(900),
                 emit=ctx.line)
-            st.ok = rc == 0
+            st.ok = guest_judge.result(ctx, 'mode-%d-host' % m, guest_judge.mutant(
+                guest_judge.read(out, 'files/kunit-slub_test.ktap'), m)) and rc == 0
             if rc:
                 st.directive = 'guest status %d, console: %s/console.log' % (
                     rc, out)
@@ -1136,7 +1141,9 @@ def guest(label, kernel, suites, build, stages=(), **boot):
                     out, [vm.stage(bdir, ctx.line) + ':.', *more],
                     append=os.environ.get('GUEST_APPEND', ''),
                     emit=ctx.line, **boot)
-        if not guest_out.check(ctx, os.path.join(out, 'files'), kernel, want):
+        files = os.path.join(out, 'files')
+        if not (guest_out.check(ctx, files, kernel, want) &
+                guest_judge.check(ctx, files, kernel, want, bdir)):
             raise Fail('the files the guest returned failed their checks')
         return rc
     return run
