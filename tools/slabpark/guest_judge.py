@@ -5,9 +5,9 @@ Each judge returns its failures."""
 
 import os
 import re
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from .ktap import parse_result
+from .ktap import RESULT
 
 # The slab parking cases of slub_kunit (patch 6 of the series), in suite
 # order: the slub_break_parking= bits of the break kernel
@@ -49,13 +49,19 @@ def read(*path: str) -> str:
         return ''
 
 
+def parse_result(line: str) -> Optional[Tuple[bool, str, Optional[str]]]:
+    """(ok, name, directive or None) of a KTAP result line, or None"""
+    m = RESULT.match(line)
+    return (m.group(1) == 'ok', m.group(2), m.group(3)) if m else None
+
+
 def kunit_cases(text: str) -> Dict[str, Tuple[str, str]]:
     """name -> (pass, fail or skip, the SKIP reason)"""
     out = {}
     for t in text.splitlines():
         r = parse_result(t.strip()) if t[:1] in ' \t' else None
         if r:
-            ok, _, name, d = r
+            ok, name, d = r
             skip = ok and (d or '').startswith('SKIP')
             out[name] = ('skip' if skip else 'pass' if ok else 'fail',
                          d[4:].strip() if skip else '')
@@ -125,13 +131,13 @@ def kselftest(text: str, kernel: str) -> List[str]:
     plan = re.search(r'(?m)^# 1\.\.(\d+)$', text)
     tests = [parse_result(t[2:]) for t in text.splitlines()
              if re.match(r'# (not )?ok \d+ [a-z_]+', t)]
-    failed = [r[2] for r in tests if not r[0]]
+    failed = [r[1] for r in tests if not r[0]]
     if failed:
         bad.append('not ok: ' + ', '.join(failed))
     if not plan or not tests or len(tests) != int(plan.group(1)):
         bad.append('%d tests reported of a plan of %s' % (
             len(tests), plan.group(1) if plan else 'none'))
-    for ok, _, name, d in tests:
+    for ok, name, d in tests:
         m = re.match(r'SKIP( needs (\w+))?', d or '')
         if ok and m and (m.group(2) or '(none)') not in KSFT_LACKS[kernel]:
             bad.append('%s skipped for need %s, which the %s kernel has' % (
