@@ -192,8 +192,8 @@ def _asked(dst: str) -> None:
 
 
 def _lockstat(dst: str) -> None:
-    # park=0's delta documents missing; an empty dump (a failed cat) of
-    # park=1, one without &n->list_lock of park=2
+    # park=0's delta documents missing; park=1's second dump empty (a
+    # failed cat), its third without &n->list_lock; park=2 one run
     files = os.path.join(dst, 'guest', 'files')
     for m, r, nums, waiters, holders in (
             ('0', 1, (5002, 1000004, 25100.50, 7000.25), (
@@ -215,9 +215,9 @@ def _lockstat(dst: str) -> None:
              ((100, 'refill_sheaf+0x10/0x90'),))):
         lock_dump(files, 'cross', m, r, lock_stat(*nums, waiters, holders))
     lock_dump(files, 'cross', '1', 2, '')
-    lock_dump(files, 'cross', '2', 2, NO_CLASS)
+    lock_dump(files, 'cross', '1', 3, NO_CLASS)
     for m, r, parks in (('0', 1, None), ('0', 2, None), ('1', 1, 40),
-                        ('1', 2, 30), ('2', 1, 900), ('2', 2, 800),
+                        ('1', 2, 30), ('1', 3, 35), ('2', 1, 900),
                         ('3', 1, 50)):
         doc = module_run(files, 'cross', m, r, {'ops_per_sec': 1},
                          {'park_slab': parks or 0})
