@@ -104,7 +104,11 @@ class ReportTest(unittest.TestCase):
     @unittest.skipUnless(shutil.which('gnuplot'), 'gnuplot not installed')
     def test_plot(self):
         fixtures.synth(self.dir, {'0': [100e3, 110e3], '1': [120e3, 90e3]})
-        lines = self.report()
+        lines = self.report('--where', 'host, 2 nodes x 64 CPUs',
+                            '--runs', '2 x 3000 ms')
+        for want in ('ran on: host, 2 nodes x 64 CPUs', 'runs: 2 x 3000 ms'):
+            self.assertIn(want, lines)
+        self.assertTrue(lines[-1].endswith(' parking.png guest/'), lines[-1])
         png = os.path.join(self.dir, 'parking.png')
         self.assertIn('plot: ' + png, lines)
         with open(png, 'rb') as f:
