@@ -66,6 +66,18 @@ class ReportTest(unittest.TestCase):
                 for text in got.values():
                     self.assertIsNone(HOSTNAME.search(text), case)
 
+    def test_summary(self):
+        """python3 -m slabpark summary of the real run prints what the run
+        printed, which is the golden one"""
+        d = os.path.join(self.dir, 'real')
+        fixtures.CASES['guest-2x2'](d)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            self.assertEqual(cli.main(['summary', d]), 0)
+        for want in ('guest-2x2', 'outputs/guest-2x2'):
+            with open(os.path.join(fixtures.DATA, want, 'summary.txt')) as f:
+                self.assertEqual(out.getvalue(), f.read(), want)
+
     def test_bad_data(self):
         """a count that is not a number: the error names its file; a
         metric of two kinds, its run; two layouts, both; no runs: one
