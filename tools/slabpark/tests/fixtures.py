@@ -191,6 +191,11 @@ def _asked(dst: str) -> None:
           'ms; PLACEMENTS="cross" MEASURE=1 LOCKSTAT=1\n')
 
 
+def _no_class(dst: str) -> None:
+    _asked(dst)
+    lock_dump(os.path.join(dst, 'guest', 'files'), 'cross', '0', 1, NO_CLASS)
+
+
 def _lockstat(dst: str) -> None:
     # park=0's delta documents missing; park=1's second dump empty (a
     # failed cat), its third without &n->list_lock; park=2 one run
@@ -260,12 +265,17 @@ def _workloads(dst: str) -> None:
                           500 + r, 30 + r + t, 40 * int(m), 9 - int(m)))
 
 
+def _min_partial(dst: str) -> None:
+    files = os.path.join(dst, 'guest', 'files')
+    os.makedirs(files)
+    shutil.copy(os.path.join(DATA, 'minpartial.txt'), files)
+
+
 CASES = {
     'footprint': _footprint,
     'measure': _measure,
     'asked': _asked,
-    'no-class': lambda d: [_asked(d), lock_dump(os.path.join(
-        d, 'guest', 'files'), 'cross', '0', 1, NO_CLASS)],
+    'no-class': _no_class,
     'lockstat': _lockstat,
     # the noise floor of a sweep: local at the smallest capacity (by number)
     'sweep': lambda d: [synth(d, ops, places=p) for ops, p in (
@@ -309,8 +319,7 @@ CASES = {
                                   lockstat=True, counters=measured, host=True),
     'boots': _boots,
     'workloads': _workloads,
-    'min-partial': lambda d: [os.makedirs(d + '/guest/files'), shutil.copy(
-        os.path.join(DATA, 'minpartial.txt'), d + '/guest/files')],
+    'min-partial': _min_partial,
     # the real run, its outputs in the order written
     'guest-2x2': lambda d: shutil.copytree(os.path.join(DATA, 'guest-2x2'), d),
 }
