@@ -21,6 +21,7 @@ class StatsTest(unittest.TestCase):
         self.assertTrue(stats.beyond_noise(a, stats.Spread.of([13, 14])))
         self.assertFalse(stats.beyond_noise(a, stats.Spread.of([12, 20])))
         self.assertFalse(stats.beyond_noise(a, None))
+        self.assertFalse(stats.beyond_noise(a, stats.Spread.of([20])))
 
     def test_format(self):
         for x, want in ((412345, '412k'), (1500000, '1.5M'), (0, '0'),
