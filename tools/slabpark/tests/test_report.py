@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
+from unittest import mock
 
 from slabpark import __main__ as cli
 from slabpark import comparison, record, runs, summary
@@ -125,6 +126,10 @@ class ReportTest(unittest.TestCase):
         self.assertIn('plot: ' + png, lines)
         with open(png, 'rb') as f:
             self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n')
+        # made again without gnuplot: the old plot gone
+        with mock.patch.object(shutil, 'which', lambda c: None):
+            self.assertTrue(self.report()[-1].endswith(' *.json guest/'))
+        self.assertFalse(os.path.exists(png))
 
     def test_fold(self):
         self.assertEqual(comparison.fold('aa bb cc\n' + 'x' * 7, 5),
