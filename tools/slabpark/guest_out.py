@@ -54,22 +54,26 @@ def _read(path: str) -> str:
 
 
 def report_checks(results: str, want: Dict) -> List[Check]:
-    def read(f):
-        return _read(os.path.join(results, f))
-    csv, rep = read('cross.csv').split('\n'), read('report.txt')
-    rows = read('summary.csv').split('\n')
-    files = [os.path.join(results, f) for f in want['files']]
-    return [(os.path.isfile(p) and os.path.getsize(p) > 0, 'report file ' + f,
-             'missing or empty') for f, p in zip(want['files'], files)] + [
-        (csv[0].startswith(want['csv_groups'] + ','),
-         'cross.csv groups ' + want['csv_groups'], csv[0]),
-        # the module's results reached the after dumps (@result lines)
-        (any(re.match(r'ops_per_sec,\d', r) for r in csv),
-         'cross.csv has the runs\' ops_per_sec', 'no such row')] + [
-        (re.search(rx, rep, re.M) is not None, 'report.txt has /%s/' % rx,
-         'no such line') for rx in want['report']] + [
-        (any(r.startswith(s) for r in rows), 'summary.csv has a row %s...' % s,
-         'no such row') for s in want['summary']]
+    out = []
+    for f in want['files']:
+        p = os.path.join(results, f)
+        out.append((os.path.isfile(p) and os.path.getsize(p) > 0,
+                    'report file ' + f, 'missing or empty'))
+    csv = _read(os.path.join(results, 'cross.csv')).split('\n')
+    out.append((csv[0].startswith(want['csv_groups'] + ','),
+                'cross.csv groups ' + want['csv_groups'], csv[0]))
+    # the module's results reached the after dumps (@result lines)
+    out.append((any(re.match(r'ops_per_sec,\d', r) for r in csv),
+                'cross.csv has the runs\' ops_per_sec', 'no such row'))
+    rep = _read(os.path.join(results, 'report.txt'))
+    for rx in want['report']:
+        out.append((re.search(rx, rep, re.M) is not None,
+                    'report.txt has /%s/' % rx, 'no such line'))
+    rows = _read(os.path.join(results, 'summary.csv')).split('\n')
+    for s in want['summary']:
+        out.append((any(r.startswith(s) for r in rows),
+                    'summary.csv has a row %s...' % s, 'no such row'))
+    return out
 
 
 def window_checks(before: str, after: str) -> List[Check]:

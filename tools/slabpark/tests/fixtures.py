@@ -191,9 +191,14 @@ def _asked(dst: str) -> None:
           'ms; PLACEMENTS="cross" MEASURE=1 LOCKSTAT=1\n')
 
 
+def _no_class(dst: str) -> None:
+    _asked(dst)
+    lock_dump(os.path.join(dst, 'guest', 'files'), 'cross', '0', 1, NO_CLASS)
+
+
 def _lockstat(dst: str) -> None:
-    # park=0's delta documents missing; an empty dump (a failed cat) of
-    # park=1, one without &n->list_lock of park=2
+    # park=0's delta documents missing; park=1's second dump empty (a
+    # failed cat), its third without &n->list_lock; park=2 one run
     files = os.path.join(dst, 'guest', 'files')
     for m, r, nums, waiters, holders in (
             ('0', 1, (5002, 1000004, 25100.50, 7000.25), (
@@ -206,18 +211,19 @@ def _lockstat(dst: str) -> None:
              ((2, 'get_partial_node_bulk+0x50/0x200'),), ()),
             ('1', 1, (2500, 1000000, 10.00, 2.00),
              ((2000, '__slab_free+0x1a0/0x3c0'),), ()),
-            # the 4 points lock_stat keeps, __slab_free twice
+            # the 4 points lock_stat keeps, __slab_free twice: waits on
+            # park=0's lower quartile, within its spread
             ('3', 1, (9000, 1000000, 50.00, 9.00), (
-                (4000, '__slab_free+0x1a0/0x3c0'),
+                (1000, '__slab_free+0x1a0/0x3c0'),
                 (500, '__slab_free+0x20/0x3c0'),
                 (300, 'get_partial_node_bulk+0x50/0x200'),
                 (200, '__refill_objects_node+0xad/0x860')),
              ((100, 'refill_sheaf+0x10/0x90'),))):
         lock_dump(files, 'cross', m, r, lock_stat(*nums, waiters, holders))
     lock_dump(files, 'cross', '1', 2, '')
-    lock_dump(files, 'cross', '2', 2, NO_CLASS)
+    lock_dump(files, 'cross', '1', 3, NO_CLASS)
     for m, r, parks in (('0', 1, None), ('0', 2, None), ('1', 1, 40),
-                        ('1', 2, 30), ('2', 1, 900), ('2', 2, 800),
+                        ('1', 2, 30), ('1', 3, 35), ('2', 1, 900),
                         ('3', 1, 50)):
         doc = module_run(files, 'cross', m, r, {'ops_per_sec': 1},
                          {'park_slab': parks or 0})
@@ -260,12 +266,17 @@ def _workloads(dst: str) -> None:
                           500 + r, 30 + r + t, 40 * int(m), 9 - int(m)))
 
 
+def _min_partial(dst: str) -> None:
+    files = os.path.join(dst, 'guest', 'files')
+    os.makedirs(files)
+    shutil.copy(os.path.join(DATA, 'minpartial.txt'), files)
+
+
 CASES = {
     'footprint': _footprint,
     'measure': _measure,
     'asked': _asked,
-    'no-class': lambda d: [_asked(d), lock_dump(os.path.join(
-        d, 'guest', 'files'), 'cross', '0', 1, NO_CLASS)],
+    'no-class': _no_class,
     'lockstat': _lockstat,
     # the noise floor of a sweep: local at the smallest capacity (by number)
     'sweep': lambda d: [synth(d, ops, places=p) for ops, p in (
@@ -278,8 +289,9 @@ CASES = {
     'no-meta': lambda d: os.remove(os.path.join(synth(
         d, {'0': [100e3, 110e3]}), 'meta.txt')),
     # the counters plot of a placement without park=0
+    # (local: two runs against one of park=0, noise unknown all the same)
     'plot-modes': lambda d: [synth(d, ops, places=(p,)) for ops, p in (
-        ({'1': [100e3]}, 'cross'), ({'0': [100e3], '1': [100e3]}, 'local'))],
+        ({'1': [100e3]}, 'cross'), ({'0': [100e3], '1': [100e3] * 2}, 'local'))],
     # park=1 apart from park=0, park=2 overlapping; no noise floor
     'beyond': lambda d: synth(d, {'0': [100e3, 105e3], '1': [150e3, 155e3],
                                   '2': [101e3, 112e3]},
@@ -309,8 +321,7 @@ CASES = {
                                   lockstat=True, counters=measured, host=True),
     'boots': _boots,
     'workloads': _workloads,
-    'min-partial': lambda d: [os.makedirs(d + '/guest/files'), shutil.copy(
-        os.path.join(DATA, 'minpartial.txt'), d + '/guest/files')],
+    'min-partial': _min_partial,
     # the real run, its outputs in the order written
     'guest-2x2': lambda d: shutil.copytree(os.path.join(DATA, 'guest-2x2'), d),
 }

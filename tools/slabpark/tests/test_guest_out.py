@@ -86,7 +86,9 @@ class ReportTest(unittest.TestCase):
                                              '1000'),
                          'metric,off,kind\n', 'cross,0,1,5\n')
         os.remove(os.path.join(t, 'host/runs/cross/parkbase/1.json'))
+        fixtures.write(os.path.join(t, 'summary.txt'), '')
         self.assertEqual(failed(guest_out.report_checks(t, self.WANT)), [
+            'report file summary.txt',
             'report file host/runs/cross/parkbase/1.json',
             'cross.csv groups metric,base,kind',
             "cross.csv has the runs' ops_per_sec",

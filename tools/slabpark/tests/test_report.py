@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
+from unittest import mock
 
 from slabpark import __main__ as cli
 from slabpark import comparison, record, runs, summary
@@ -66,6 +67,18 @@ class ReportTest(unittest.TestCase):
                 for text in got.values():
                     self.assertIsNone(HOSTNAME.search(text), case)
 
+    def test_summary(self):
+        """python3 -m slabpark summary of the real run prints what the run
+        printed, which is the golden one"""
+        d = os.path.join(self.dir, 'real')
+        fixtures.CASES['guest-2x2'](d)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            self.assertEqual(cli.main(['summary', d]), 0)
+        for want in ('guest-2x2', 'outputs/guest-2x2'):
+            with open(os.path.join(fixtures.DATA, want, 'summary.txt')) as f:
+                self.assertEqual(out.getvalue(), f.read(), want)
+
     def test_bad_data(self):
         """a count that is not a number: the error names its file; a
         metric of two kinds, its run; two layouts, both; no runs: one
@@ -104,11 +117,19 @@ class ReportTest(unittest.TestCase):
     @unittest.skipUnless(shutil.which('gnuplot'), 'gnuplot not installed')
     def test_plot(self):
         fixtures.synth(self.dir, {'0': [100e3, 110e3], '1': [120e3, 90e3]})
-        lines = self.report()
+        lines = self.report('--where', 'host, 2 nodes x 64 CPUs',
+                            '--runs', '2 x 3000 ms')
+        for want in ('ran on: host, 2 nodes x 64 CPUs', 'runs: 2 x 3000 ms'):
+            self.assertIn(want, lines)
+        self.assertTrue(lines[-1].endswith(' parking.png guest/'), lines[-1])
         png = os.path.join(self.dir, 'parking.png')
         self.assertIn('plot: ' + png, lines)
         with open(png, 'rb') as f:
             self.assertEqual(f.read(8), b'\x89PNG\r\n\x1a\n')
+        # made again without gnuplot: the old plot gone
+        with mock.patch.object(shutil, 'which', lambda c: None):
+            self.assertTrue(self.report()[-1].endswith(' *.json guest/'))
+        self.assertFalse(os.path.exists(png))
 
     def test_fold(self):
         self.assertEqual(comparison.fold('aa bb cc\n' + 'x' * 7, 5),

@@ -21,6 +21,7 @@ class StatsTest(unittest.TestCase):
         self.assertTrue(stats.beyond_noise(a, stats.Spread.of([13, 14])))
         self.assertFalse(stats.beyond_noise(a, stats.Spread.of([12, 20])))
         self.assertFalse(stats.beyond_noise(a, None))
+        self.assertFalse(stats.beyond_noise(a, stats.Spread.of([20])))
 
     def test_format(self):
         for x, want in ((412345, '412k'), (1500000, '1.5M'), (0, '0'),
@@ -87,7 +88,7 @@ class RunsTest(unittest.TestCase):
     def test_lockstat_dumps(self):
         """&n->list_lock among classes whose names contain it, as a
         rwlock's -W/-R lines; a dump cut, of another version, without the
-        column line, short of columns, of lock debugging off: an error"""
+        column line, short of columns or over, of lock debugging off: an error"""
         def data(name):
             with open(os.path.join(fixtures.DATA, name)) as f:
                 return f.read()
@@ -119,7 +120,9 @@ class RunsTest(unittest.TestCase):
                 (''.join(head[:2] + head[3:]) + rest,
                  'not a whole lock_stat version 0.4 dump', None),
                 (cut + '\n', 'a &n->list_lock line of 4 columns, not 12: %r'
-                 % (cut.splitlines()[-1]), None)):
+                 % (cut.splitlines()[-1]), None),
+                (cut + '9 ' * 9 + '\n', 'a &n->list_lock line of 13 columns, '
+                 'not 12: %r' % (cut.splitlines()[-1] + '9 ' * 9), None)):
             fixtures.write(path, text)
             r = runs.Run('cross', 'park=1', '', 1)
             if sites is None:
