@@ -128,88 +128,80 @@ CHECK_ONLY = make_run('{top}', '--check-only')
 HOST_CHECK = dict(HOST='1', SLABPARK_SYSFS='full', KDIR='{work}/kdir', **{k: '' for k in (
     'HOST_BASE_ONLY', 'HOST_MODULE', 'RUNS', 'DURATION_MS', 'PLACEMENTS', 'LOCKSTAT',
     'MEASURE', 'SWEEP')})
-SYSFS, CROSS = 'SLABPARK_SYSFS', {'PLACEMENTS': 'cross'}
-# (what, exit status, the regex of its one line, settings[, command]): with a command,
-# on top of make check's environment; SYSFS names a FAKE_TREES tree; {top}: this tree;
-# {work}: the scratch directory (kdir, bogus.ko, vmtop: copy_package); None unsets.
-# make run's refusals of a knob exit 2 (slabpark.config), run-host.sh's 1.
+SYSFS = 'SLABPARK_SYSFS'
+
+
+def fake(tree, **knobs):
+    return dict(knobs, SLABPARK_SYSFS=tree)
+
+
+# (what, exit status, the regex of its one line, settings[, command]): without a command
+# CHECK_ONLY on top of HOST_CHECK, with one on top of make check's environment; SYSFS names
+# a FAKE_TREES tree; {top}: this tree; {work}: the scratch directory (kdir, bogus.ko);
+# None unsets.  make run's refusals of a knob exit 2, run-host.sh's 1.
 HOST_REFUSALS = (
-    ('complete tree passes', 0,
-     '^slabpark: prerequisites ok: 2 nodes, SLUB counters, park switch, kernel ', {}),
+    ('complete tree passes', 0, '^slabpark: prerequisites ok: 2 nodes, SLUB counters, park '
+     'switch, kernel ', {}),
     ('no park switch, HOST_BASE_ONLY=1: passes, base only', 0,
-     r'prerequisites ok: .*no park switch \(base only\)', {SYSFS: 'nopark', 'HOST_BASE_ONLY': '1'}),
+     r'prerequisites ok: .*no park switch \(base only\)', fake('nopark', HOST_BASE_ONLY='1')),
     ('one online node: refused', 1,
-     ERR + r'this machine has 1 online NUMA node\(s\) .*needs 2', {SYSFS: 'onenode'}),
+     ERR + r'this machine has 1 online NUMA node\(s\) .*needs 2', fake('onenode')),
     ('no NUMA (no node/online): refused', 1,
-     ERR + r'this machine has 0 online NUMA node\(s\)', {SYSFS: 'numa-off'}),
+     ERR + r'this machine has 0 online NUMA node\(s\)', fake('numa-off')),
     ('no SLUB_STATS: refused', 1,
-     ERR + 'kernel .* has no SLUB counters .*CONFIG_SLUB_STATS=y', {SYSFS: 'nostats'}),
+     ERR + 'kernel .* has no SLUB counters .*CONFIG_SLUB_STATS=y', fake('nostats')),
     ('no park switch: refused, unpatched, base-only offered', 1,
-     ERR + 'kernel .* has no park switch .*unpatched.*rerun with HOST_BASE_ONLY=1 for '
-     'base-only numbers', {SYSFS: 'nopark'}),
+     ERR + 'kernel .* has no park switch .*unpatched.*rerun with HOST_BASE_ONLY=1', fake('nopark')),
     ('no stats and no park switch: the stats are named first', 1,
-     ERR + '.*has no SLUB counters', {SYSFS: 'nostats-nopark'}),
-    ('debugfs not mounted: refused as such, not as unpatched (the switch is in debugfs)', 1,
-     ERR + 'debugfs is not mounted', {SYSFS: 'nodebugfs'}),
-    ("debugfs not mounted, HOST_BASE_ONLY=1: refused (the module's controls are there)", 1,
-     ERR + 'debugfs is not mounted', {SYSFS: 'nodebugfs', 'HOST_BASE_ONLY': '1'}),
-    ('the v5 sysfs park only (no debugfs switch): refused as unpatched', 1,
-     ERR + r'kernel .* has no park switch \(no .*/kernel/debug/slab/\*/park\)',
-     {SYSFS: 'oldpark'}),
-    ('no kernel build tree (KDIR): refused', 1, ERR + 'no build tree for the running kernel '
-     '.* at /nonexistent/kdir: install linux-headers-', {'KDIR': '/nonexistent/kdir'}),
-    ('HOST_MODULE missing: refused', 1, ERR + 'HOST_MODULE=/nonexistent/slub_stress.ko: no '
-     'such file', {'HOST_MODULE': '/nonexistent/slub_stress.ko'}),
+     ERR + '.*has no SLUB counters', fake('nostats-nopark')),
+    ('debugfs not mounted: refused as such, not as unpatched', 1,
+     ERR + 'debugfs is not mounted', fake('nodebugfs')),
+    ('debugfs not mounted, HOST_BASE_ONLY=1: refused', 1,
+     ERR + 'debugfs is not mounted', fake('nodebugfs', HOST_BASE_ONLY='1')),
+    ('the v5 sysfs park only: refused as unpatched', 1,
+     ERR + r'kernel .* has no park switch \(no .*/kernel/debug/slab/\*/park\)', fake('oldpark')),
+    ('no kernel build tree (KDIR): refused', 1, ERR + 'no build tree for the running kernel .* at '
+     '/nonexistent/kdir: install linux-headers-', {'KDIR': '/nonexistent/kdir'}),
+    ('HOST_MODULE missing: refused', 1, ERR + 'HOST_MODULE=/nonexistent/x.ko: no such file',
+     {'HOST_MODULE': '/nonexistent/x.ko'}),
     ('HOST_MODULE not built for this kernel: refused', 1,
      ERR + 'HOST_MODULE=.* was built for kernel .*, this is ', {'HOST_MODULE': '{work}/bogus.ko'}),
-    ('slub_stress already loaded: refused', 1,
-     ERR + 'slub_stress is already loaded: unload it', {SYSFS: 'loaded'}),
+    ('slub_stress already loaded: refused', 1, ERR + 'slub_stress is already loaded: unload it',
+     fake('loaded')),
     ('SLABPARK_SYSFS without --check-only: refused', 1, ERR + 'SLABPARK_SYSFS=.* only with '
-     '--check-only', {'HOST': '1', SYSFS: 'full'}, make_run('{top}')),
+     '--check-only', fake('full', HOST='1'), make_run('{top}')),
     ('a bad knob: refused', 2, ERR + 'RUNS=0: must be a positive integer', {'RUNS': '0'}),
     ('HOST=2: refused', 2, ERR + 'HOST=2: must be 0 or 1', {'HOST': '2'}),
-    ('HOST_BASE_ONLY=yes: refused', 1,
-     ERR + 'HOST_BASE_ONLY=yes: must be 0 or 1', {'HOST_BASE_ONLY': 'yes'}),
+    ('HOST_BASE_ONLY=yes: refused', 1, ERR + 'HOST_BASE_ONLY=yes: must be 0 or 1',
+     {'HOST_BASE_ONLY': 'yes'}),
     ('CPU-less node 1: the default pair is nodes 0 and 2, not 0 and 1', 0,
-     'prerequisites ok: .*, nodes 0 -> 2, 2 threads$', dict(CROSS, **{SYSFS: 'cpuless'})),
-    ('FREE_NODE=1 (CPU-less): refused, the reason named', 1,
-     ERR + r'FREE_NODE=1: node 1 has no online CPUs \(a memory-only node\)',
-     dict(CROSS, SLABPARK_SYSFS='cpuless', FREE_NODE='1')),
-    ('FREE_NODE=7 (not online): refused', 1,
-     ERR + r'FREE_NODE=7: node 7 is not online \(online nodes: 0,1,2\)',
-     dict(CROSS, SLABPARK_SYSFS='cpuless', FREE_NODE='7')),
-    ('memoryless node 1: the default pair refused (one node with CPUs and memory)', 1,
-     ERR + 'only node 0 has online CPUs and normal memory .*cross and balanced need two such '
-     'nodes', dict(CROSS, SLABPARK_SYSFS='memless')),
-    ('FREE_NODE=1 without normal memory: passes with the warning', 0,
-     r'prerequisites ok: .*, nodes 0 -> 1, 2 threads \(warning: free node 1 has no normal '
-     'memory: ', dict(CROSS, SLABPARK_SYSFS='memless', FREE_NODE='1')),
-    ('ALLOC_NODE=1 without normal memory: refused', 1,
-     ERR + 'ALLOC_NODE=1: node 1 has no normal memory',
-     dict(CROSS, SLABPARK_SYSFS='memless', ALLOC_NODE='1', FREE_NODE='0')),
-    ("SMT siblings: local's freers on the allocators' siblings, warned", 0,
-     r'prerequisites ok: .*, nodes 0 -> 1, 2 threads \(warning: SMT: in local, 1 of 1 '
-     'freers run on an allocator.s sibling thread', {SYSFS: 'smt'}),
-    ('make run (VM) ALLOC_NODE=x: refused before the boot', 2,
-     ERR + 'ALLOC_NODE=x: not a node number', {'HOST': '', 'NODES': '2', 'ALLOC_NODE': 'x'},
-     make_run('{work}/vmtop')),
-    ('make run (VM) FREE_NODE=2 with NODES=2: refused before the boot', 2,
-     ERR + r'FREE_NODE=2: the guest has nodes 0..1 \(NODES=2\)',
-     {'HOST': '', 'NODES': '2', 'FREE_NODE': '2'}, make_run('{work}/vmtop')),
-    ('a wrong argument: usage', 2,
-     r'^python3 -m slabpark: error: unrecognized arguments: --bogus$', {'HOST': '1'},
-     make_run('{top}', '--bogus')),
-    ('run-host.sh without the knobs: usage', 2,
-     r'^usage: .*tools/run-host.sh \[--check-only\]', {'HOST': '1', 'RUNS': None},
-     ('tools/run-host.sh',)),
+     'prerequisites ok: .*, nodes 0 -> 2, 2 threads$', fake('cpuless', PLACEMENTS='cross')),
+    ('FREE_NODE=1 (CPU-less): refused, the reason named', 1, ERR + 'FREE_NODE=1: node 1 has no '
+     r'online CPUs \(a memory-only node\)', fake('cpuless', PLACEMENTS='cross', FREE_NODE='1')),
+    ('FREE_NODE=7 (not online): refused', 1, ERR + r'FREE_NODE=7: node 7 is not online \(online '
+     r'nodes: 0,1,2\)', fake('cpuless', PLACEMENTS='cross', FREE_NODE='7')),
+    ('memoryless node 1: the default pair refused', 1, ERR + 'only node 0 has online CPUs and '
+     'normal memory .*need two such nodes', fake('memless', PLACEMENTS='cross')),
+    ('FREE_NODE=1 without normal memory: passes with the warning', 0, r'prerequisites ok: .*, '
+     r'nodes 0 -> 1, 2 threads \(warning: free node 1 has no normal memory: ',
+     fake('memless', PLACEMENTS='cross', FREE_NODE='1')),
+    ('ALLOC_NODE=1 without normal memory: refused', 1, ERR + 'ALLOC_NODE=1: node 1 has no normal '
+     'memory', fake('memless', PLACEMENTS='cross', ALLOC_NODE='1', FREE_NODE='0')),
+    ("SMT siblings: local's freers on the allocators' siblings, warned", 0, r'prerequisites ok: '
+     r'.*, nodes 0 -> 1, 2 threads \(warning: SMT: in local, 1 of 1 freers run on an '
+     'allocator.s sibling thread', fake('smt')),
+    ('a wrong argument: usage', 2, r'^python3 -m slabpark: error: unrecognized arguments: '
+     '--bogus$', {'HOST': '1'}, make_run('{top}', '--bogus')),
+    ('run-host.sh without the knobs: usage', 2, r'^usage: .*tools/run-host.sh \[--check-only\]',
+     {'HOST': '1', 'RUNS': None}, ('tools/run-host.sh',)),
 )
-# as nobody, from {work}/top: a copy of what make run HOST=1 runs first, which nobody can
-# read wherever the checkout is; MAKE* unset: a top-level make; KSRC: none under /root
+# as nobody, from {work}/top (a copy of what make run HOST=1 runs first, which nobody can
+# read wherever the checkout is); MAKE* unset: a top-level make; KSRC: none under /root
 NOBODY = ('setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', 'env',
           'HOME=/nonexistent')
 NOBODY_REFUSALS = (
     ('not root (nobody, complete tree): refused', 1, ERR + '.*run it as root',
-     {'HOST': '1', SYSFS: 'full', 'KDIR': '{work}/kdir', 'KSRC': None},
+     fake('full', HOST='1', KDIR='{work}/kdir', KSRC=None),
      NOBODY + make_run('{work}/top', '--check-only')),
     ('not root, make run HOST=1: refused', 2, ERR + r'.*run it as root \(sudo make run HOST=1\)',
      {'MAKELEVEL': None, 'MAKEFLAGS': None, 'MFLAGS': None, 'KSRC': None},
@@ -232,7 +224,7 @@ def host_case(ctx, work, case):
     if not bad and os.path.exists('/sys/module/' + MODULE):
         bad = ['%s is loaded afterwards' % MODULE]
     say_lines(ctx, bad, '# ')
-    ctx.result(not bad, what)
+    return ctx.result(not bad, what)
 
 
 def do_host_refusals(ctx):
@@ -245,7 +237,6 @@ def do_host_refusals(ctx):
         for name, (leave, files) in FAKE_TREES.items():
             write_tree(os.path.join(work, name), dict(fake_tree(leave), **files))
         write_tree(work, {'kdir/Makefile': '# a fake kernel build tree', 'bogus.ko': 'no'})
-        copy_package(os.path.join(work, 'vmtop'))
         copy_package(os.path.join(work, 'top'))
         for f in ('Makefile', 'tools/run-host.sh', 'tools/lib.sh'):
             shutil.copy2(os.path.join(TOP, f), os.path.join(work, 'top', f))
@@ -321,27 +312,12 @@ def make_exports(makefile):
 
 
 def rst_problems(top, paths):
-    """The SPDX line and docutils --strict of each file (the kernel's Sphinx-only roles
-    and directives as no-ops)."""
+    """The SPDX line and docutils --strict of each file."""
     try:
         import docutils.core
-        from docutils.parsers.rst import Directive, directives, roles
     except ImportError:
         return ['%s has no docutils (Debian: python3-docutils, python3 -m slabpark deps)'
                 % sys.executable]
-
-    class NoOp(Directive):
-        optional_arguments = 100
-        final_argument_whitespace = True
-        has_content = True
-
-        def run(self):
-            return []
-
-    for d in ('kernel-doc', 'toctree', 'kernel-abi', 'kernel-feat'):
-        directives.register_directive(d, NoOp)
-    for r in ('doc', 'ref'):
-        roles.register_local_role(r, lambda *a, **k: ([], []))
     bad = []
     for path in paths:
         with open(os.path.join(top, path), encoding='utf-8') as f:
@@ -593,14 +569,9 @@ def do_kselftest_intree(ctx):
             env, MAKEFLAGS='TARGETS=slub_park USERLDFLAGS=-static', KBUILD_OUTPUT=bdir), ksft)
         bad = ['kselftest_install.sh left no %s/%s' % (inst, f) for f in INTREE_FILES
                if not os.path.exists(os.path.join(inst, f))]
-        if not bad:
-            with open(os.path.join(inst, 'kselftest-list.txt')) as f:
-                listed = f.read().strip()
-            if listed != INTREE_LIST:
-                bad.append('kselftest-list.txt is not just %s: %s' % (INTREE_LIST, listed))
+        if not bad:     # -l lists kselftest-list.txt
             listed = ctx.capture([os.path.join(inst, 'run_kselftest.sh'), '-l'])
-            if listed != INTREE_LIST:
-                bad.append("run_kselftest.sh -l lists '%s'" % listed)
+            bad = [] if listed == INTREE_LIST else ["run_kselftest.sh -l lists '%s'" % listed]
         intree_result(ctx, bad, 'install', 'run_kselftest.sh -l lists ' + INTREE_LIST)
     ctx.say('built and installed in %d s: %s' % (time.time() - t0, inst))
 
@@ -735,8 +706,8 @@ def do_python_lint(ctx):
         ctx.result(True, 'flake8', 'SKIP not installed (Debian: flake8)')
 
 
-# make run's refusals (slabpark.config), exit status 2 before anything is built: (the
-# knobs, the regex of its line after "slabpark: error: ")
+# make run's refusals (slabpark.config), exit status 2 before anything is built or booted:
+# (the knobs, the regex of its line after "slabpark: error: ")
 RUN_REFUSALS = (
     ({'BASE': '2'}, 'BASE=2: must be 0 or 1'),
     ({'BOOTS': '0'}, 'BOOTS=0: must be a positive integer'),
@@ -769,6 +740,8 @@ RUN_REFUSALS = (
     ({'ALLOC_NODE': '1', 'FREE_NODE': '1'}, 'FREE_NODE=1: the same node as ALLOC_NODE'),
     ({'GUEST_TIMEOUT': '-1'}, 'GUEST_TIMEOUT=-1: must be a positive integer'),
     ({'RESULTS_DIR': TOP}, 'RESULTS_DIR=.*: not empty'),
+    ({'NODES': '2', 'ALLOC_NODE': 'x'}, 'ALLOC_NODE=x: not a node number'),
+    ({'NODES': '2', 'FREE_NODE': '2'}, r'FREE_NODE=2: the guest has nodes 0..1 \(NODES=2\)'),
 )
 
 
@@ -786,16 +759,10 @@ def do_python(ctx):
     with ctx.subtest('run-refusals') as st, tempfile.TemporaryDirectory() as work:
         copy_package(work)
         # each case is its knobs alone, not this make check's (the Makefile exports them)
-        base = {k: v for k, v in os.environ.items()
-                if k not in config.BY_NAME or k == 'SLABPARK_CACHE'}
-        base['PYTHONPATH'] = os.path.join(work, 'tools')
+        unset = dict.fromkeys(set(config.BY_NAME) - {'SLABPARK_CACHE'})
         for case, why in RUN_REFUSALS:
-            p = child([sys.executable, '-m', 'slabpark', 'run'], cwd=work,
-                      env=dict(base, **case), capture=True)
-            ctx.say('# make run %s: %s' % (knobs(case), p.stderr.strip()))
-            bad = judge(2, ERR + why, p.returncode, p.stdout, p.stderr)
-            say_lines(ctx, bad, '#   ')
-            st.result(not bad, 'make run ' + knobs(case))
+            st.ok &= host_case(ctx, work, ('make run ' + knobs(case), 2, ERR + why,
+                                           dict(unset, **case), make_run('{work}')))
     if not ok or not st.ok:
         raise Fail('tools/slabpark: unit tests or refusals failed')
     ctx.say('tools/slabpark: unit tests and %d refusals pass' % len(RUN_REFUSALS))
