@@ -282,27 +282,14 @@ def module_params(src):
 
 def rst_section(text, title):
     """The lines of the '='-underlined section TITLE."""
-    out, insec, prev = [], False, ''
-    for t in text.splitlines():
-        if re.fullmatch('=+', t) and prev and not re.fullmatch('=+', prev):
-            insec = prev == title
-            if out and out[-1] == prev:
-                out.pop()
-        elif insec:
-            out.append(t)
-        prev = t
-    return out
+    m = re.search(r'^%s\n=+\n(.*?)(?=^[^\n]+\n=+$|\Z)' % re.escape(title), text, re.M | re.S)
+    return m.group(1).split('\n')[:-1] if m else []
 
 
 def patch_added(patch, path):
     """The lines ('+' kept) a patch adds to PATH."""
-    out, inf = [], False
-    for t in patch.splitlines():
-        if t.startswith('diff --git '):
-            inf = (' a/%s ' % path) in t or t.split()[-1] == 'b/' + path
-        elif inf and t.startswith('+') and not t.startswith('+++ '):
-            out.append(t)
-    return out
+    return [t for d in re.split('^diff --git ', patch, flags=re.M) if d.startswith('a/%s ' % path)
+            for t in d.splitlines()[1:] if t.startswith('+') and not t.startswith('+++ ')]
 
 
 def make_exports(makefile):
@@ -486,7 +473,7 @@ INTREE_FILES = ['run_kselftest.sh', 'kselftest/runner.sh', 'kselftest/ktap_helpe
                     'ksft_slub_park.sh slub_park.sh slub_park_lib.sh runs.sh parking.sh '
                     'lifecycle.sh params.sh slub_park_params settings config splat.ere '
                     'param_fuzz.txt slub_stress/slub_stress.ko').split()]
-INTREE_PROGS = ('slub_park_params',)    # TEST_GEN_PROGS_EXTENDED, static for the guest
+INTREE_PROG = 'slub_park_params'     # TEST_GEN_PROGS_EXTENDED, static for the guest
 
 
 def vermagic(ko):
@@ -507,10 +494,6 @@ def do_kselftest_intree(ctx):
     tools/testing/selftests (only O's kselftest/ written to): static, a KDIR other than O
     refused, installed with kselftest_install.sh (which step guest-patched runs)."""
     bdir = os.path.realpath(build_kernel(ctx, '--variant', 'patched'))
-    src = vm.source_tree(bdir) or ''
-    if not os.path.isdir(os.path.join(src, 'tools/testing/selftests')):
-        raise Fail("%s: cannot find its source tree (no 'include <tree>/Makefile' in its "
-                   "Makefile)" % bdir)
     with open(os.path.join(bdir, 'include/config/kernel.release')) as f:
         release = f.read().strip()
     # a CI names the kernel build with O= alone (make exports the running kernel's KDIR)
@@ -527,7 +510,7 @@ def do_kselftest_intree(ctx):
         os.makedirs(inst)
         os.makedirs(tree)
         ctx.run(['cp', '-a', '--parents', 'tools/testing/selftests', 'scripts/subarch.include',
-                 tree], cwd=src, check=True)
+                 tree], cwd=vm.source_tree(bdir), check=True)
         # as a CI's cp -r of a checkout: the files git has or would add
         for f in git_files('selftests/slub_park', others=True):
             if os.path.lexists(os.path.join(TOP, f)):   # not deleted
@@ -548,14 +531,13 @@ def do_kselftest_intree(ctx):
                 magic = vermagic(f.read())
             bad = [] if magic == release else ['%s has vermagic %s, the kernel of %s is %s'
                                                % (ko, magic, bdir, release)]
-        for prog in INTREE_PROGS:
-            path = os.path.join(bdir, 'kselftest/slub_park', prog)
-            if not os.access(path, os.X_OK):
-                bad.append("no %s (O='s kselftest output)" % path)
-            elif 'statically linked' not in ctx.capture(['file', path]):
-                bad.append('%s is not static: USERLDFLAGS=-static did not reach lib.mk' % prog)
+        prog = os.path.join(bdir, 'kselftest/slub_park', INTREE_PROG)
+        if not os.access(prog, os.X_OK):
+            bad.append("no %s (O='s kselftest output)" % prog)
+        elif 'statically linked' not in ctx.capture(['file', prog]):
+            bad.append('%s is not static: USERLDFLAGS=-static did not reach lib.mk' % INTREE_PROG)
         intree_result(ctx, bad, 'build', 'slub_stress.ko (vermagic %s), %s (static)'
-                      % (release, ', '.join(INTREE_PROGS)))
+                      % (release, INTREE_PROG))
 
         p = child(['make', '-s', '-C', ksft, 'TARGETS=slub_park', 'O=' + bdir,
                    'KDIR=%s/not-a-kernel' % out], env=env, capture=True)
@@ -594,15 +576,13 @@ def last_line(path, prefix):
     """What follows PREFIX on the last line of PATH that starts with it."""
     try:
         with open(path, errors='replace') as f:
-            found = [t[len(prefix):].strip() for t in f if t.startswith(prefix)]
-    except OSError:
+            return [t[len(prefix):].strip() for t in f if t.startswith(prefix)][-1]
+    except (OSError, IndexError):
         return None
-    return found[-1] if found else None
 
 
 def guest_timeout(default):
-    """vm.run's timeout: GUEST_TIMEOUT's (None), else DEFAULT."""
-    return None if os.environ.get('GUEST_TIMEOUT') else default
+    return None if os.environ.get('GUEST_TIMEOUT') else default     # None: vm.run's
 
 
 def debug_gate(boot):
