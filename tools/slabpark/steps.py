@@ -668,16 +668,7 @@ def do_shellcheck(ctx):
 
 
 def do_python_lint(ctx):
-    files = git_files('*.py')
-    bad = []
-    for f in files:
-        try:
-            with open(os.path.join(TOP, f), 'rb') as fh:
-                compile(fh.read(), f, 'exec')
-        except (SyntaxError, ValueError) as e:
-            ctx.say('%s: %s' % (f, e))
-            bad.append(f)
-    ctx.result(not bad, 'py_compile', '%d files' % len(files))
+    files = git_files('*.py')     # pyflakes3: a file that does not compile too
     ctx.result(ctx.run(['pyflakes3', *files]) == 0, 'pyflakes3')
     if shutil.which('flake8'):
         ctx.result(ctx.run(['flake8', '--config', 'tools/slabpark/setup.cfg', *files]) == 0,
@@ -833,14 +824,13 @@ def matrix(config):
     return run
 
 
-def guest(label, kernel, suites, build, stages=(), **boot):
+def guest(label, kernel, suites, build, **boot):
     """Boot build-kernel.sh BUILD's kernel (BOOT: more of vm.run's arguments) running
-    tools/guest/guest-check.sh KERNEL SUITES with the stage and STAGES (SRC:DST), files in
+    tools/guest/guest-check.sh KERNEL SUITES with the stage, files in
     $SLABPARK_LOGDIR/check/LABEL/; then the host's checks of the files (slabpark.guest_out).
-    SUITES and STAGES may be functions of the step's Context."""
+    SUITES may be a function of the step's Context: (suites, more stages SRC:DST)."""
     def run(ctx):
-        want = suites(ctx) if callable(suites) else suites
-        more = stages(ctx) if callable(stages) else stages
+        want, more = suites(ctx) if callable(suites) else (suites, ())
         bdir = build_kernel(ctx, *build)
         out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check', label)
         rc = vm.run(bdir, 'tools/guest/guest-check.sh', [kernel, *want], out,
@@ -863,9 +853,12 @@ SUITES = ('kselftest', 'slab-window', 'host-mode')
 
 
 def intree(ctx):
-    """guest-patched runs the in-tree install (its suite kselftest-intree) when step
-    kselftest-intree made it, else the collection's own."""
-    return ctx.results.get('kselftest-intree') == 'pass'
+    """guest-patched's suites: the in-tree install's kselftest when step kselftest-intree
+    made it, else the collection's own."""
+    if ctx.results.get('kselftest-intree') != 'pass':
+        return SUITES, ()
+    return ('kselftest-intree',) + SUITES[1:], (os.path.join(
+        os.environ['SLABPARK_CACHE'], 'kselftest-intree/install') + ':kselftest-intree',)
 
 
 # needs=: the steps that must pass before in the same call; full=: make check-full only;
@@ -873,8 +866,7 @@ def intree(ctx):
 STEPS = (
     Step('deps', do_deps, what='python3 -m slabpark deps'),
     Step('shellcheck', do_shellcheck, what='shellcheck -x of every script'),
-    Step('python-lint', do_python_lint,
-         what='py_compile, pyflakes3, flake8 of every Python file'),
+    Step('python-lint', do_python_lint, what='pyflakes3, flake8 of every Python file'),
     Step('host-refusals', do_host_refusals,
          what="make run HOST=1's refusals on fake trees and this host"),
     Step('docs', do_docs, what='every .rst valid; parameters, attributes, variables named'),
@@ -898,11 +890,7 @@ STEPS = (
     Step('kselftest-intree', do_kselftest_intree, needs=('kernel-patched',),
          what='the kselftest built and installed in the kernel tree'),
     # suite host-mode: make run HOST=1 as a tester runs it (the base kernel refused)
-    Step('guest-patched', guest(
-        'patched', 'patched', lambda ctx: ('kselftest-intree',) + SUITES[1:]
-        if intree(ctx) else SUITES, ('--variant', 'patched'),
-        stages=lambda ctx: (os.path.join(os.environ['SLABPARK_CACHE'], 'kselftest-intree',
-                                         'install') + ':kselftest-intree',) if intree(ctx) else ()),
+    Step('guest-patched', guest('patched', 'patched', intree, ('--variant', 'patched')),
          needs=('kernel-patched',), what='2-node guest, patched kernel'),
     # suite topology: the kselftest's and HOST=1's choice of nodes
     Step('guest-base', guest('base', 'base', SUITES + ('topology',), ('--variant', 'base'),
