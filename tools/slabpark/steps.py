@@ -124,10 +124,10 @@ def make_run(top, *args):
 
 
 CHECK_ONLY = make_run('{top}', '--check-only')
+# a case is its knobs alone, not this make check's (the Makefile exports them)
+UNSET = dict.fromkeys(set(config.BY_NAME) - {'SLABPARK_CACHE'})
 # the settings of a case without a command: on top of these, for CHECK_ONLY
-HOST_CHECK = dict(HOST='1', SLABPARK_SYSFS='full', KDIR='{work}/kdir', **{k: '' for k in (
-    'HOST_BASE_ONLY', 'HOST_MODULE', 'RUNS', 'DURATION_MS', 'PLACEMENTS', 'LOCKSTAT',
-    'MEASURE', 'SWEEP')})
+HOST_CHECK = dict(UNSET, HOST='1', SLABPARK_SYSFS='full', KDIR='{work}/kdir')
 SYSFS = 'SLABPARK_SYSFS'
 
 
@@ -729,11 +729,9 @@ def do_python(ctx):
     ok = st.ok
     with ctx.subtest('run-refusals') as st, tempfile.TemporaryDirectory() as work:
         copy_package(work)
-        # each case is its knobs alone, not this make check's (the Makefile exports them)
-        unset = dict.fromkeys(set(config.BY_NAME) - {'SLABPARK_CACHE'})
         for case, why in RUN_REFUSALS:
             st.ok &= host_case(ctx, work, ('make run ' + knobs(case), 2, ERR + why,
-                                           dict(unset, **case), make_run('{work}')))
+                                           dict(UNSET, **case), make_run('{work}')))
     if not ok or not st.ok:
         raise Fail('tools/slabpark: unit tests or refusals failed')
     ctx.say('tools/slabpark: unit tests and %d refusals pass' % len(RUN_REFUSALS))
