@@ -2,6 +2,7 @@
 """make check's steps, each with the data it checks beside it, and their table STEPS
 (which slabpark.check runs); and make soak."""
 
+import collections
 import fcntl
 import glob
 import io
@@ -88,7 +89,6 @@ def fake_tree(leave=()):
     return t
 
 
-# name: (what fake_tree leaves out, files on top)
 FAKE_TREES = {
     'full': ((), {}),
     'onenode': (('nodes',), {}),
@@ -126,7 +126,6 @@ def make_run(top, *args):
 CHECK_ONLY = make_run('{top}', '--check-only')
 # a case is its knobs alone, not this make check's (the Makefile exports them)
 UNSET = dict.fromkeys(set(config.BY_NAME) - {'SLABPARK_CACHE'})
-# the settings of a case without a command: on top of these, for CHECK_ONLY
 HOST_CHECK = dict(UNSET, HOST='1', SLABPARK_SYSFS='full', KDIR='{work}/kdir')
 SYSFS = 'SLABPARK_SYSFS'
 
@@ -841,10 +840,10 @@ def guest(label, kernel, suites, build, **boot):
 
 # ---- the steps
 
-class Step:
-    def __init__(self, name, run, needs=(), full=False, skip=None, what=''):
-        self.name, self.run, self.needs = name, run, tuple(needs)
-        self.full, self.skip, self.what = full, skip, what
+# needs: the steps that must pass before in the same call; full: make check-full only;
+# skip: a function of the environment, the reason it does not apply
+Step = collections.namedtuple('Step', 'name run needs full skip what',
+                              defaults=((), False, None, ''))
 
 
 SUITES = ('kselftest', 'slab-window', 'host-mode')
@@ -859,8 +858,6 @@ def intree(ctx):
         os.environ['SLABPARK_CACHE'], 'kselftest-intree/install') + ':kselftest-intree',)
 
 
-# needs=: the steps that must pass before in the same call; full=: make check-full only;
-# skip=: the reason it does not apply
 STEPS = (
     Step('deps', do_deps, what='python3 -m slabpark deps'),
     Step('shellcheck', do_shellcheck, what='shellcheck -x of every script'),
@@ -887,10 +884,8 @@ STEPS = (
          skip=ksrc('there is no separate base kernel'), what='the base kernel'),
     Step('kselftest-intree', do_kselftest_intree, needs=('kernel-patched',),
          what='the kselftest built and installed in the kernel tree'),
-    # suite host-mode: make run HOST=1 as a tester runs it (the base kernel refused)
     Step('guest-patched', guest('patched', 'patched', intree, ('--variant', 'patched')),
          needs=('kernel-patched',), what='2-node guest, patched kernel'),
-    # suite topology: the kselftest's and HOST=1's choice of nodes
     Step('guest-base', guest('base', 'base', SUITES + ('topology',), ('--variant', 'base'),
                              shape='cpuless4'),
          needs=('kernel-base',), skip=ksrc('there is no separate base kernel'),
@@ -922,7 +917,7 @@ STEPS = (
 
 # ---- make soak: not a step of make check
 
-# setting: (default, its values' pattern, what it must be)
+# setting: (default, pattern, what it must be)
 SOAK_SETTINGS = {
     'DURATION': ('600', '[1-9][0-9]*', 'a positive number of seconds'),
     'DEBUG': ('0', '[01]', '0 or 1'),
