@@ -957,9 +957,11 @@ def soak():
         rc = vm.run(bdir, 'tools/guest/guest-soak.sh', [s['DURATION'], s['NO_SHEAVES']], out,
                     [stage + ':.'], int(s['NODES']), int(s['CPUS_PER_NODE']),
                     timeout=dur + margin, emit=lambda t: print(t, flush=True))
-    except (ValueError, vm.Error, subprocess.CalledProcessError) as e:
-        print('slabpark: error: %s' % (e.cmd[0] + ' failed' if hasattr(e, 'cmd') else e),
-              file=sys.stderr)
+    except subprocess.CalledProcessError as e:
+        print('slabpark: error: %s failed' % e.cmd[0], file=sys.stderr)
+        return 1
+    except (ValueError, vm.Error) as e:
+        print('slabpark: error: %s' % e, file=sys.stderr)
         return 1
     line = last_line(os.path.join(out, 'console.txt'), 'SLABPARK-SOAK ')
     print('soak: ' + (line or 'no summary from the guest'))
