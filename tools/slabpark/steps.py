@@ -19,7 +19,6 @@ from .check import TOP, Fail, child, elapsed, setup_env
 
 
 def git_files(*patterns, others=False):
-    """The tracked files of PATTERNS (OTHERS: and those git would add)."""
     more = ['--others', '--exclude-standard'] if others else []
     p = child(['git', 'ls-files', '--cached', *more, '--', *patterns], cwd=TOP, capture=True)
     if p.returncode:
@@ -298,7 +297,6 @@ def make_exports(makefile):
 
 
 def rst_problems(top, paths):
-    """The SPDX line and docutils --strict of each file."""
     try:
         import docutils.core
     except ImportError:
@@ -476,7 +474,6 @@ INTREE_PROG = 'slub_park_params'     # TEST_GEN_PROGS_EXTENDED, static for the g
 
 
 def vermagic(ko):
-    """The release in a module's vermagic=."""
     m = re.search(rb'\0vermagic=([^ \0]*)', ko)
     return m.group(1).decode('utf-8', 'replace') if m else None
 
@@ -560,7 +557,6 @@ def do_kselftest_intree(ctx):
 # ---- the debug kernels: debug-gate, kunit-mutants
 
 def stage_debug(ctx, bdir):
-    """The guest's stage of a debug kernel, slub_kunit under kunit/."""
     with open(os.path.join(bdir, '.config')) as f:
         if not re.search('^CONFIG_DEBUG_KMEMLEAK=y', f.read(), re.M):
             raise Fail('%s is not a debug kernel (no CONFIG_DEBUG_KMEMLEAK)' % bdir)
@@ -572,7 +568,6 @@ def stage_debug(ctx, bdir):
 
 
 def last_line(path, prefix):
-    """What follows PREFIX on the last line of PATH that starts with it."""
     try:
         with open(path, errors='replace') as f:
             return [t[len(prefix):].strip() for t in f if t.startswith(prefix)][-1]
@@ -928,7 +923,6 @@ SOAK_SETTINGS = {
 
 
 def soak_settings(env):
-    """make soak's settings from ENV; ValueError for a bad one."""
     s = {k: env.get(k) or v[0] for k, v in SOAK_SETTINGS.items()}
     for k, (_, pattern, must) in SOAK_SETTINGS.items():
         if not re.fullmatch(pattern, s[k]):
