@@ -331,7 +331,7 @@ class TableTest(unittest.TestCase):
             # python-lint fails by its own result lines
             with mock.patch.object(steps, 'git_files', lambda p: [f.name]):
                 rc, out = RunnerTest.run_steps(self, [Step('l', steps.do_python_lint)])
-            self.assertIn('    not ok 2 pyflakes3', out)
+            self.assertIn('    not ok 1 pyflakes3', out)
 
     def test_select(self):
         def select(names, full=False):
