@@ -20,6 +20,7 @@ from collections import namedtuple
 from . import check, config, deps
 
 MEM_MIB = 1024      # a node's memory
+KILL_AFTER = 10     # s from timeout(1)'s SIGTERM to its SIGKILL
 CPIO_ROOT = ['dir /bin 0755 0 0', 'dir /dev 0755 0 0',
              'nod /dev/console 0600 0 0 c 5 1', 'nod /dev/ttyS1 0600 0 0 c 4 65',
              'dir /proc 0755 0 0', 'dir /sys 0755 0 0', 'dir /tmp 1777 0 0',
@@ -192,7 +193,8 @@ def boot(argv, timeout, console, emit):
     and an exception of emit stop it."""
     old = {}
     try:
-        p = subprocess.Popen(['timeout', '-k', '10', str(timeout), *argv],
+        p = subprocess.Popen(['timeout', '-k', str(KILL_AFTER), str(timeout),
+                              *argv],
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as e:
@@ -220,7 +222,8 @@ def boot(argv, timeout, console, emit):
         p.stdout.close()
         for s, h in old.items():
             signal.signal(s, h)
-    return p.returncode, p.returncode in (124, 137)
+    # SIGKILL (-k) reaches timeout(1) too: its group is QEMU's
+    return p.returncode, p.returncode in (124, 137, -signal.SIGKILL)
 
 
 def plain_member(m):

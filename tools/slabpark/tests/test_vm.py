@@ -23,6 +23,7 @@ for a; do case $a in file:*) data=${a#file:} ;; esac; done
 echo $$ >"$FAKE_PID"
 [ -z "$FAKE_DATA" ] || cp "$FAKE_DATA" "$data"
 cat "$FAKE_CONSOLE"
+[ -z "$FAKE_TRAP" ] || trap '' TERM     # a hung QEMU: timeout(1)'s -k
 exec sleep "${FAKE_SLEEP:-0}"
 '''
 
@@ -201,7 +202,7 @@ class RunTest(unittest.TestCase):
         env = {'PATH': os.path.join(t, 'bin') + ':' + os.environ['PATH'],
                'FAKE_PID': self.pidfile,
                'FAKE_CONSOLE': os.path.join(t, 'console'), 'FAKE_DATA': '',
-               'FAKE_SLEEP': '0', 'KVM': '0'}
+               'FAKE_SLEEP': '0', 'FAKE_TRAP': '', 'KVM': '0'}
         p = mock.patch.dict(os.environ, env)
         p.start()
         self.addCleanup(p.stop)
@@ -260,6 +261,10 @@ class RunTest(unittest.TestCase):
         os.environ['GUEST_TIMEOUT'] = '1s'
         with self.assertRaisesRegex(vm.Error, "GUEST_TIMEOUT: not a positive"):
             self.boot([START], timeout=None)
+        # a marker on the console, then deaf to SIGTERM: still a timeout
+        os.environ['FAKE_TRAP'] = '1'
+        with mock.patch.object(vm, 'KILL_AFTER', 1):
+            self.assertEqual(self.boot(CONSOLES[0][1], timeout=1), 3)
 
     def test_interrupted(self):
         """SIGTERM, SIGHUP and an exception of emit at the start line stop
