@@ -219,6 +219,8 @@ class ConfigTest(unittest.TestCase):
 
     def test_reference(self):
         text = config.reference()
+        for k in config.KNOBS:
+            self.assertIn('\n  ' + k.name, '\n' + text)
         self.assertIn('  PLACEMENTS\n', text)
         self.assertIn('  DURATION_MS=4000\n', text)
 
