@@ -238,6 +238,11 @@ class RunTest(unittest.TestCase):
                       listing)
         for f in ('/init', '/slabpark/args', '/slabpark/env'):
             self.assertIn('file %s ' % f, listing)
+        self.assertIn('file /bin/busybox %s 0755 0 0\n' % shutil.which(
+            'busybox'), listing)
+        names = [t.split()[1] for t in listing.splitlines()]
+        for i, n in enumerate(names):       # a directory before its entries
+            self.assertIn(os.path.dirname(n), ['/'] + names[:i], n)
 
     def test_initramfs(self):
         cpio = os.path.join(self.tmp, 'cpio')
