@@ -123,14 +123,17 @@ def staged(stages):
     directory with its contents) at /slabpark/DST; a later stage wins."""
     tree = {}
     for s in stages:
-        src, _, dst = s.partition(':')
+        src, colon, dst = s.partition(':')
+        top = os.path.normpath('/slabpark/' + dst)
+        if not colon or not (top + '/').startswith('/slabpark/'):
+            raise Error('stage %s: not SRC:DST inside /slabpark' % s)
         if not os.path.exists(src):
             raise Error('stage %s: no such file' % src)
-        top = os.path.normpath('/slabpark/' + dst)
         parts = top.split('/')
         for i in range(2, len(parts)):
             tree['/'.join(parts[:i])] = 'dir %s 0755 0 0' % '/'.join(parts[:i])
-        tree[top] = cpio_line(top, src)
+        tree[top] = 'dir %s 0755 0 0' % top if os.path.isdir(src) else \
+            cpio_line(top, src)
         for d, dirs, files in os.walk(src):
             for p in (os.path.join(d, n) for n in dirs + files):
                 g = os.path.normpath(os.path.join(top, os.path.relpath(p, src)))

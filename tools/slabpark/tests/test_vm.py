@@ -134,6 +134,13 @@ class StagedTest(unittest.TestCase):
             write(os.path.join(d, 'a b'), '')
             with self.assertRaisesRegex(vm.Error, 'white space'):
                 vm.staged([d + '/a b:x'])
+            # a link to a directory: a directory; not outside /slabpark
+            os.symlink('s', os.path.join(d, 'l'))
+            self.assertEqual(vm.staged([d + '/l:x'])['/slabpark/x'],
+                             'dir /slabpark/x 0755 0 0')
+            for bad in (d + '/one:../init', d + '/one'):
+                with self.assertRaisesRegex(vm.Error, 'inside /slabpark'):
+                    vm.staged([bad])
 
 
 class KitTest(unittest.TestCase):
