@@ -231,13 +231,14 @@ def boot(argv, timeout, console, emit):
 
 def plain_member(m):
     """what tarfile's 'data' filter (not in Debian 12's 3.11.2) lets
-    through: files, directories and links inside the archive"""
+    through: files, directories, symbolic and hard links inside the
+    archive"""
     def inside(name):
         return not os.path.isabs(name) and '..' not in name.split('/')
-    if not inside(m.name) or not (m.isfile() or m.isdir() or m.issym()):
-        return False
-    return not m.issym() or inside(os.path.join(os.path.dirname(m.name),
-                                                m.linkname))
+    link = m.linkname if m.islnk() else os.path.join(
+        os.path.dirname(m.name), m.linkname) if m.issym() else ''
+    return inside(m.name) and inside(link) and (
+        m.isfile() or m.isdir() or m.issym() or m.islnk())
 
 
 def unpack_files(data, dest):
