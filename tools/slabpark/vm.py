@@ -326,7 +326,10 @@ def run(kernel, script, args, out, stages=(), nodes=2, cpus_per_node=2,
     if not shutil.which('qemu-system-x86_64'):
         raise Error('qemu-system-x86_64 is missing (apt-get install '
                     'qemu-system-x86)')
-    shutil.rmtree(out, ignore_errors=True)
+    if os.path.islink(out):
+        os.unlink(out)
+    elif os.path.exists(out):
+        shutil.rmtree(out)
     os.makedirs(out)
     console, data = os.path.join(out, 'console.log'), os.path.join(out,
                                                                    'data.b64')

@@ -250,6 +250,11 @@ class RunTest(unittest.TestCase):
         names = [t.split()[1] for t in listing.splitlines()]
         for i, n in enumerate(names):       # a directory before its entries
             self.assertIn(os.path.dirname(n), ['/'] + names[:i], n)
+        # OUT a link: replaced, not followed
+        shutil.rmtree(self.out)
+        os.symlink(os.path.join(self.tmp, 'bin'), self.out)
+        self.assertEqual(self.boot(CONSOLES[0][1]), 0)
+        self.assertFalse(os.path.islink(self.out))
 
     def test_initramfs(self):
         cpio = os.path.join(self.tmp, 'cpio')
