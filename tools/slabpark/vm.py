@@ -201,7 +201,7 @@ def boot(argv, timeout, console, emit):
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as e:
-        raise Error('timeout %s: %s' % (argv[0], e.strerror))
+        raise Error('%s: %s' % (e.filename or 'timeout', e.strerror))
     try:
         for s in (signal.SIGTERM, signal.SIGHUP):
             old[s] = signal.signal(s, signal.default_int_handler)
