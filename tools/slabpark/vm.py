@@ -22,7 +22,8 @@ from . import check, config, deps
 MEM_MIB = 1024      # a node's memory
 KILL_AFTER = 10     # s from timeout(1)'s SIGTERM to its SIGKILL
 CPIO_ROOT = ['dir /bin 0755 0 0', 'dir /dev 0755 0 0',
-             'nod /dev/console 0600 0 0 c 5 1', 'nod /dev/ttyS1 0600 0 0 c 4 65',
+             'nod /dev/console 0600 0 0 c 5 1',
+             'nod /dev/ttyS1 0600 0 0 c 4 65',
              'dir /proc 0755 0 0', 'dir /sys 0755 0 0', 'dir /tmp 1777 0 0',
              'slink /bin/sh /bin/busybox 0777 0 0']
 
@@ -136,7 +137,8 @@ def staged(stages):
             cpio_line(top, src)
         for d, dirs, files in os.walk(src):
             for p in (os.path.join(d, n) for n in dirs + files):
-                g = os.path.normpath(os.path.join(top, os.path.relpath(p, src)))
+                g = os.path.normpath(os.path.join(top,
+                                                  os.path.relpath(p, src)))
                 tree[g] = cpio_line(g, p)
     return tree
 
@@ -331,8 +333,8 @@ def run(kernel, script, args, out, stages=(), nodes=2, cpus_per_node=2,
     elif os.path.exists(out):
         shutil.rmtree(out)
     os.makedirs(out)
-    console, data = os.path.join(out, 'console.log'), os.path.join(out,
-                                                                   'data.b64')
+    console = os.path.join(out, 'console.log')
+    data = os.path.join(out, 'data.b64')
     kvm = os.environ.get('KVM', '0') == '1'
     with tempfile.TemporaryDirectory() as work:
         initrd = os.path.join(work, 'initramfs.cpio')
@@ -360,15 +362,15 @@ def run(kernel, script, args, out, stages=(), nodes=2, cpus_per_node=2,
         with open(report, 'w') as f:
             f.write('\n'.join(found[1]) + '\n')
         status, verdict = 2, ['guest: FAIL: the kernel reported a problem at '
-                              'console line %d:' % found[0]] + decode(
-                                  kernel, report) + [
-                                      'guest: full console: ' + console]
+                              'console line %d:' % found[0],
+                              *decode(kernel, report),
+                              'guest: full console: ' + console]
     elif timed_out or not rcs:
-        status, verdict = 3, ['guest: FAIL: ' + (
-            'guest timed out after %ds' % timeout if timed_out else
-            'the guest ended without an exit marker (qemu status %d)' % qrc),
-            '---- last console lines (%s) ----' % console] + lines[-40:] + [
-                '----']
+        why = 'guest timed out after %ds' % timeout if timed_out else \
+            'the guest ended without an exit marker (qemu status %d)' % qrc
+        status, verdict = 3, ['guest: FAIL: ' + why,
+                              '---- last console lines (%s) ----' % console,
+                              *lines[-40:], '----']
     elif rcs[-1] != '0':
         status, verdict = 1, ['guest: FAIL: guest script exited with %s'
                               % rcs[-1]]

@@ -105,7 +105,8 @@ class ArgvTest(unittest.TestCase):
             self.assertIn('-accel kvm -cpu host', ' '.join(a))
             self.assertTrue(a[-1].endswith('rdinit=/init x=1'))
             write(os.path.join(k, '.config'), 'CONFIG_KASAN_GENERIC=y\n')
-            for append, end in (('a=1', 'init no5lvl a=1'), ('', 'init no5lvl')):
+            for append, end in (('a=1', 'init no5lvl a=1'),
+                                ('', 'init no5lvl')):
                 self.assertTrue(vm.qemu_argv(k, 'RD', 'D', vm.topology(),
                                              append)[-1].endswith(end))
 
@@ -130,7 +131,8 @@ class StagedTest(unittest.TestCase):
                 '%s/two 0644' % d,
                 '/slabpark/one': 'file /slabpark/one %s/one 0644' % d,
                 '/slabpark/x': 'dir /slabpark/x 0755',
-                '/slabpark/x/y': 'file /slabpark/x/y %s/two 0644' % d}.items()})
+                '/slabpark/x/y': 'file /slabpark/x/y %s/two 0644' % d,
+            }.items()})
             write(os.path.join(d, 'a b'), '')
             with self.assertRaisesRegex(vm.Error, 'white space'):
                 vm.staged([d + '/a b:x'])
