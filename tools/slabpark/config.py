@@ -236,6 +236,8 @@ RULES = (
      'builds base and patched 7.3.4 trees: not with KSRC='),
     ('HOST', lambda c: c.HOST and c.experiment(),
      'runs the module comparison only ' + NOT_PLAIN),
+    # given (not the default; theirs are strings, not callables) in an
+    # experiment
     *((n, lambda c, n=n: c.env[n] != BY_NAME[n].default and c.experiment(),
        'goes with the plain module comparison only ' + NOT_PLAIN)
       for n in ('SWEEP', 'MEASURE', 'ALLOC_NODE', 'FREE_NODE')),

@@ -688,6 +688,8 @@ RUN_REFUSALS = (
     ({'PLACEMENTS': 'far'}, "PLACEMENTS=far: unknown placement 'far'"),
     ({'SWEEP': 'barn'}, 'SWEEP=barn: unknown'),
     ({'NODES': '1'}, 'NODES=1: cross and balanced need 2 nodes'),
+    ({'NODES': '1', 'PLACEMENTS': 'cross'}, 'NODES=1: cross and balanced need '
+     '2 nodes'),
     ({'MIN_PARTIAL': '1', 'BASE': '1'}, 'MIN_PARTIAL=1: .*not with BASE=1'),
     ({'WORKLOAD': 'mmap1', 'LOCKSTAT': '1'}, 'LOCKSTAT=1: .*not lock_stat'),
     ({'WORKLOAD': 'mmap1', 'MIN_PARTIAL': '1'}, 'MIN_PARTIAL=1: .*one at a time'),

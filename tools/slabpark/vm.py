@@ -20,8 +20,10 @@ from collections import namedtuple
 from . import check, config, deps
 
 MEM_MIB = 1024      # a node's memory
+KILL_AFTER = 10     # s from timeout(1)'s SIGTERM to its SIGKILL
 CPIO_ROOT = ['dir /bin 0755 0 0', 'dir /dev 0755 0 0',
-             'nod /dev/console 0600 0 0 c 5 1', 'nod /dev/ttyS1 0600 0 0 c 4 65',
+             'nod /dev/console 0600 0 0 c 5 1',
+             'nod /dev/ttyS1 0600 0 0 c 4 65',
              'dir /proc 0755 0 0', 'dir /sys 0755 0 0', 'dir /tmp 1777 0 0',
              'slink /bin/sh /bin/busybox 0777 0 0']
 
@@ -122,17 +124,21 @@ def staged(stages):
     directory with its contents) at /slabpark/DST; a later stage wins."""
     tree = {}
     for s in stages:
-        src, _, dst = s.partition(':')
+        src, colon, dst = s.partition(':')
+        top = os.path.normpath('/slabpark/' + dst)
+        if not colon or not (top + '/').startswith('/slabpark/'):
+            raise Error('stage %s: not SRC:DST inside /slabpark' % s)
         if not os.path.exists(src):
             raise Error('stage %s: no such file' % src)
-        top = os.path.normpath('/slabpark/' + dst)
         parts = top.split('/')
         for i in range(2, len(parts)):
             tree['/'.join(parts[:i])] = 'dir %s 0755 0 0' % '/'.join(parts[:i])
-        tree[top] = cpio_line(top, src)
+        tree[top] = 'dir %s 0755 0 0' % top if os.path.isdir(src) else \
+            cpio_line(top, src)
         for d, dirs, files in os.walk(src):
             for p in (os.path.join(d, n) for n in dirs + files):
-                g = os.path.normpath(os.path.join(top, os.path.relpath(p, src)))
+                g = os.path.normpath(os.path.join(top,
+                                                  os.path.relpath(p, src)))
                 tree[g] = cpio_line(g, p)
     return tree
 
@@ -192,11 +198,12 @@ def boot(argv, timeout, console, emit):
     and an exception of emit stop it."""
     old = {}
     try:
-        p = subprocess.Popen(['timeout', '-k', '10', str(timeout), *argv],
+        p = subprocess.Popen(['timeout', '-k', str(KILL_AFTER), str(timeout),
+                              *argv],
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as e:
-        raise Error('timeout %s: %s' % (argv[0], e.strerror))
+        raise Error('%s: %s' % (e.filename or 'timeout', e.strerror))
     try:
         for s in (signal.SIGTERM, signal.SIGHUP):
             old[s] = signal.signal(s, signal.default_int_handler)
@@ -220,18 +227,20 @@ def boot(argv, timeout, console, emit):
         p.stdout.close()
         for s, h in old.items():
             signal.signal(s, h)
-    return p.returncode, p.returncode in (124, 137)
+    # SIGKILL (-k) reaches timeout(1) too: its group is QEMU's
+    return p.returncode, p.returncode in (124, 137, -signal.SIGKILL)
 
 
 def plain_member(m):
     """what tarfile's 'data' filter (not in Debian 12's 3.11.2) lets
-    through: files, directories and links inside the archive"""
+    through: files, directories, symbolic and hard links inside the
+    archive"""
     def inside(name):
         return not os.path.isabs(name) and '..' not in name.split('/')
-    if not inside(m.name) or not (m.isfile() or m.isdir() or m.issym()):
-        return False
-    return not m.issym() or inside(os.path.join(os.path.dirname(m.name),
-                                                m.linkname))
+    link = m.linkname if m.islnk() else os.path.join(
+        os.path.dirname(m.name), m.linkname) if m.issym() else ''
+    return inside(m.name) and inside(link) and (
+        m.isfile() or m.isdir() or m.issym() or m.islnk())
 
 
 def unpack_files(data, dest):
@@ -319,10 +328,13 @@ def run(kernel, script, args, out, stages=(), nodes=2, cpus_per_node=2,
     if not shutil.which('qemu-system-x86_64'):
         raise Error('qemu-system-x86_64 is missing (apt-get install '
                     'qemu-system-x86)')
-    shutil.rmtree(out, ignore_errors=True)
+    if os.path.islink(out):
+        os.unlink(out)
+    elif os.path.exists(out):
+        shutil.rmtree(out)
     os.makedirs(out)
-    console, data = os.path.join(out, 'console.log'), os.path.join(out,
-                                                                   'data.b64')
+    console = os.path.join(out, 'console.log')
+    data = os.path.join(out, 'data.b64')
     kvm = os.environ.get('KVM', '0') == '1'
     with tempfile.TemporaryDirectory() as work:
         initrd = os.path.join(work, 'initramfs.cpio')
@@ -350,15 +362,15 @@ def run(kernel, script, args, out, stages=(), nodes=2, cpus_per_node=2,
         with open(report, 'w') as f:
             f.write('\n'.join(found[1]) + '\n')
         status, verdict = 2, ['guest: FAIL: the kernel reported a problem at '
-                              'console line %d:' % found[0]] + decode(
-                                  kernel, report) + [
-                                      'guest: full console: ' + console]
+                              'console line %d:' % found[0],
+                              *decode(kernel, report),
+                              'guest: full console: ' + console]
     elif timed_out or not rcs:
-        status, verdict = 3, ['guest: FAIL: ' + (
-            'guest timed out after %ds' % timeout if timed_out else
-            'the guest ended without an exit marker (qemu status %d)' % qrc),
-            '---- last console lines (%s) ----' % console] + lines[-40:] + [
-                '----']
+        why = 'guest timed out after %ds' % timeout if timed_out else \
+            'the guest ended without an exit marker (qemu status %d)' % qrc
+        status, verdict = 3, ['guest: FAIL: ' + why,
+                              '---- last console lines (%s) ----' % console,
+                              *lines[-40:], '----']
     elif rcs[-1] != '0':
         status, verdict = 1, ['guest: FAIL: guest script exited with %s'
                               % rcs[-1]]

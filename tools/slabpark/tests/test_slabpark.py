@@ -185,11 +185,14 @@ GUEST_CMDS = (
 # knobs, a resolved knob, its value (a default may depend on the knobs
 # before it; empty is the default, as make passes an unset variable)
 RESOLVED = (
-    ({}, 'RUNS', 3), ({}, 'BOOTS', 5), ({}, 'HOST', False),
+    ({}, 'RUNS', 3),
+    ({}, 'BOOTS', 5),
+    ({}, 'HOST', False),
     ({}, 'PLACEMENTS', ['cross', 'local', 'balanced']),
-    ({'LOCKSTAT': '1'}, 'RUNS', 10), ({'BASE': '1', 'LOCKSTAT': '1'}, 'RUNS', 1),
-    ({'MIN_PARTIAL': '1'}, 'RUNS', 5), ({'SWEEP': 'sheaf'}, 'PLACEMENTS',
-                                        ['cross', 'local']),
+    ({'LOCKSTAT': '1'}, 'RUNS', 10),
+    ({'BASE': '1', 'LOCKSTAT': '1'}, 'RUNS', 1),
+    ({'MIN_PARTIAL': '1'}, 'RUNS', 5),
+    ({'SWEEP': 'sheaf'}, 'PLACEMENTS', ['cross', 'local']),
     ({'RUNS': '', 'NODES': ''}, 'NODES', 2),
     ({'NODES': '1', 'PLACEMENTS': 'local'}, 'NODES', 1),
     # HOST=1: tools/run-host.sh checks the nodes against the machine
@@ -222,6 +225,8 @@ class ConfigTest(unittest.TestCase):
 
     def test_reference(self):
         text = config.reference()
+        for k in config.KNOBS:
+            self.assertIn('\n  ' + k.name, '\n' + text)
         self.assertIn('  PLACEMENTS\n', text)
         self.assertIn('  DURATION_MS=4000\n', text)
 
@@ -236,8 +241,9 @@ class ExperimentTest(unittest.TestCase):
 
     def test_module_comparison(self):
         """MEASURE's park=3 and the sweep in the guest's time"""
-        self.assertEqual(run.guest_timeout(config.load(GUEST_CMDS[-1][0])),
-                         2 * 2 * 3 * 5 * 8 // 3 + 300)
+        self.assertEqual(run.guest_timeout(config.load(
+            {'SWEEP': 'sheaf', 'RUNS': '2', 'DURATION_MS': '1000'})),
+            2 * 2 * 3 * 5 * 8 // 3 + 300)
         self.assertEqual(run.guest_timeout(config.load(
             {'MEASURE': '1', 'RUNS': '1', 'DURATION_MS': '1000',
              'PLACEMENTS': 'cross'})), 4 * 5 + 300)

@@ -23,6 +23,7 @@ for a; do case $a in file:*) data=${a#file:} ;; esac; done
 echo $$ >"$FAKE_PID"
 [ -z "$FAKE_DATA" ] || cp "$FAKE_DATA" "$data"
 cat "$FAKE_CONSOLE"
+[ -z "$FAKE_TRAP" ] || trap '' TERM     # a hung QEMU: timeout(1)'s -k
 exec sleep "${FAKE_SLEEP:-0}"
 '''
 
@@ -104,7 +105,8 @@ class ArgvTest(unittest.TestCase):
             self.assertIn('-accel kvm -cpu host', ' '.join(a))
             self.assertTrue(a[-1].endswith('rdinit=/init x=1'))
             write(os.path.join(k, '.config'), 'CONFIG_KASAN_GENERIC=y\n')
-            for append, end in (('a=1', 'init no5lvl a=1'), ('', 'init no5lvl')):
+            for append, end in (('a=1', 'init no5lvl a=1'),
+                                ('', 'init no5lvl')):
                 self.assertTrue(vm.qemu_argv(k, 'RD', 'D', vm.topology(),
                                              append)[-1].endswith(end))
 
@@ -129,10 +131,18 @@ class StagedTest(unittest.TestCase):
                 '%s/two 0644' % d,
                 '/slabpark/one': 'file /slabpark/one %s/one 0644' % d,
                 '/slabpark/x': 'dir /slabpark/x 0755',
-                '/slabpark/x/y': 'file /slabpark/x/y %s/two 0644' % d}.items()})
+                '/slabpark/x/y': 'file /slabpark/x/y %s/two 0644' % d,
+            }.items()})
             write(os.path.join(d, 'a b'), '')
             with self.assertRaisesRegex(vm.Error, 'white space'):
                 vm.staged([d + '/a b:x'])
+            # a link to a directory: a directory; not outside /slabpark
+            os.symlink('s', os.path.join(d, 'l'))
+            self.assertEqual(vm.staged([d + '/l:x'])['/slabpark/x'],
+                             'dir /slabpark/x 0755 0 0')
+            for bad in (d + '/one:../init', d + '/one'):
+                with self.assertRaisesRegex(vm.Error, 'inside /slabpark'):
+                    vm.staged([bad])
 
 
 class KitTest(unittest.TestCase):
@@ -201,7 +211,7 @@ class RunTest(unittest.TestCase):
         env = {'PATH': os.path.join(t, 'bin') + ':' + os.environ['PATH'],
                'FAKE_PID': self.pidfile,
                'FAKE_CONSOLE': os.path.join(t, 'console'), 'FAKE_DATA': '',
-               'FAKE_SLEEP': '0', 'KVM': '0'}
+               'FAKE_SLEEP': '0', 'FAKE_TRAP': '', 'KVM': '0'}
         p = mock.patch.dict(os.environ, env)
         p.start()
         self.addCleanup(p.stop)
@@ -237,6 +247,16 @@ class RunTest(unittest.TestCase):
                       listing)
         for f in ('/init', '/slabpark/args', '/slabpark/env'):
             self.assertIn('file %s ' % f, listing)
+        self.assertIn('file /bin/busybox %s 0755 0 0\n' % shutil.which(
+            'busybox'), listing)
+        names = [t.split()[1] for t in listing.splitlines()]
+        for i, n in enumerate(names):       # a directory before its entries
+            self.assertIn(os.path.dirname(n), ['/'] + names[:i], n)
+        # OUT a link: replaced, not followed
+        shutil.rmtree(self.out)
+        os.symlink(os.path.join(self.tmp, 'bin'), self.out)
+        self.assertEqual(self.boot(CONSOLES[0][1]), 0)
+        self.assertFalse(os.path.islink(self.out))
 
     def test_initramfs(self):
         cpio = os.path.join(self.tmp, 'cpio')
@@ -260,6 +280,10 @@ class RunTest(unittest.TestCase):
         os.environ['GUEST_TIMEOUT'] = '1s'
         with self.assertRaisesRegex(vm.Error, "GUEST_TIMEOUT: not a positive"):
             self.boot([START], timeout=None)
+        # a marker on the console, then deaf to SIGTERM: still a timeout
+        os.environ['FAKE_TRAP'] = '1'
+        with mock.patch.object(vm, 'KILL_AFTER', 1):
+            self.assertEqual(self.boot(CONSOLES[0][1], timeout=1), 3)
 
     def test_interrupted(self):
         """SIGTERM, SIGHUP and an exception of emit at the start line stop
@@ -305,9 +329,9 @@ class RunTest(unittest.TestCase):
         self.assertIn("guest: could not unpack the guest's files (%s/data.b64)"
                       % self.out, self.emitted)
 
-    def test_members_without_the_data_filter(self):
-        """what comes back is unpacked inside OUT/files only, also on a
-        Python without tarfile's filter= (Debian 12's 3.11.2)"""
+    def test_members(self):
+        """what comes back is unpacked inside OUT/files only, on every
+        Python (Debian 12's 3.11.2 has no tarfile filter=)"""
         def member(name, kind=tarfile.REGTYPE, link=''):
             m = tarfile.TarInfo(name)
             m.type, m.linkname = kind, link
@@ -315,6 +339,9 @@ class RunTest(unittest.TestCase):
         for m, ok in ((member('./runs/r.json'), True),
                       (member('runs'), True),
                       (member('a/l', tarfile.SYMTYPE, 'r.json'), True),
+                      (member('a/h', tarfile.LNKTYPE, 'runs/r.json'), True),
+                      (member('a/h', tarfile.LNKTYPE, '../x'), False),
+                      (member('a/h', tarfile.LNKTYPE, '/etc/passwd'), False),
                       (member('/etc/passwd'), False),
                       (member('runs/../../x'), False),
                       (member('a/l', tarfile.SYMTYPE, '../../etc'), False),
