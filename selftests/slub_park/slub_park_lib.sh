@@ -17,7 +17,7 @@ loop_until() {
 }
 
 parked_now() {
-	cat "$PARKDIR/parked" 2>/dev/null
+	cat "$PARKDIR/parked" 2>/dev/null || :
 }
 
 parked_zero() {
@@ -37,7 +37,7 @@ write_file() {
 
 # sum_of FILE: the sum of a counter file ("SUM N0=..")
 sum_of() {
-	cut -d ' ' -f 1 "$1" 2>/dev/null
+	cut -d ' ' -f 1 "$1" 2>/dev/null || :
 }
 
 # stat_files SLABDIR: the cache's SLUB statistics (0600, not a tunable)
