@@ -36,7 +36,8 @@ fuzz_cases() {
 # override; with one node, cross and balanced are refused for the placement.
 t_bad_params_load() {
 	mod_loaded && { diag "module already loaded"; return 1; }
-	fuzz_cases load | awk -v nodes="$NODE_ARGS" -v one="$([ "$NODE_A" = "$NODE_B" ] && echo 1)" '
+	one=$([ "$NODE_A" = "$NODE_B" ] && echo 1)
+	fuzz_cases load | awk -v nodes="$NODE_ARGS" -v one="$one" '
 		NF { if (one && (index($0, "placement=cross") || index($0, "placement=balanced")))
 			$2 = $2 "|placement|free_node"
 		     $2 = $2 " " nodes; print }' |
@@ -61,7 +62,8 @@ t_debugfs_params() {
 	sleep 0.2
 	write_file "$DBG/stop" 1 || fail "stop: $WERR"
 	state=$(cat "$DBG/wait")
-	[ "$state" = "state: stopped" ] || fail "wait after stop: '$state', expected 'state: stopped'"
+	[ "$state" = "state: stopped" ] ||
+		fail "wait after stop: '$state', expected 'state: stopped'"
 	cat "$DBG/results" > "$TMP/stopped.res"
 	dp_allocs=$(res "$TMP/stopped.res" allocs)
 	[ -n "$dp_allocs" ] || fail "stopped: no allocs line"

@@ -18,7 +18,8 @@ restore_park() {
 	[ -n "$rp_old" ] || return 0
 	write_file "$PARKDIR/park" "$rp_old"
 	rp_now=$(cat "$PARKDIR/park")
-	[ "$rp_now" = "$rp_old" ] || fail "park reads '$rp_now' after restoring '$rp_old'${WERR:+: $WERR}"
+	[ "$rp_now" = "$rp_old" ] ||
+		fail "park reads '$rp_now' after restoring '$rp_old'${WERR:+: $WERR}"
 }
 
 # park_burst NAME: short park=2 cross runs until one ends with slabs
@@ -221,7 +222,10 @@ t_park_footprint() {
 	minp=$(cat "$SLAB/min_partial")
 	tol=$((minp * NR_NODES))
 	nosheaves_restore || return 1
-	[ "${FP_PARKS:-0}" -gt 0 ] || { nothing_parked fp2 "park=2: nothing parked in the burst"; return; }
+	if [ "${FP_PARKS:-0}" -eq 0 ]; then
+		nothing_parked fp2 "park=2: nothing parked in the burst"
+		return
+	fi
 	[ "$FP_LEFT" = 0 ] || fail "park=2: $FP_LEFT slabs still parked"
 	[ "$FP_SLABS" -le $((base_slabs + tol)) ] ||
 		fail "park=2 keeps $FP_SLABS slabs at rest, park=0 $base_slabs (tolerance: min_partial $minp x $NR_NODES nodes)"

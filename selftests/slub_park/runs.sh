@@ -87,7 +87,8 @@ res_is() {
 	shift
 	for ri_kv in "$@"; do
 		ri_v=$(res "$TMP/$ri_run.res" "${ri_kv%%=*}")
-		[ "$ri_v" = "${ri_kv#*=}" ] || fail "$ri_run: ${ri_kv%%=*} '$ri_v', expected '${ri_kv#*=}'"
+		[ "$ri_v" = "${ri_kv#*=}" ] ||
+			fail "$ri_run: ${ri_kv%%=*} '$ri_v', expected '${ri_kv#*=}'"
 	done
 }
 
@@ -163,8 +164,10 @@ t_free_path_stats() {
 	if [ -r "$TMP/cross.stats" ]; then
 		free_counts cross
 		diag "cross: frees $frees free_slowpath $slow free_fastpath $fast"
-		ge_pct "$slow" "$frees" 90 || fail "cross: free_slowpath $slow < 90% of $frees frees"
-		ge_pct "$frees" "$fast" 1000 || fail "cross: free_fastpath $fast > 10% of $frees frees"
+		ge_pct "$slow" "$frees" 90 ||
+			fail "cross: free_slowpath $slow < 90% of $frees frees"
+		ge_pct "$frees" "$fast" 1000 ||
+			fail "cross: free_fastpath $fast > 10% of $frees frees"
 	fi
 	free_counts local
 	diag "local: frees $frees free_slowpath $slow free_fastpath $fast"
@@ -269,5 +272,6 @@ t_accounting() {
 	fi
 	write_file "$SLAB/shrink" 1 || { diag "shrink: $WERR"; return 1; }
 	obj=$(stat_sum objects)
-	[ "$obj" = "${BASE_OBJECTS:-0}" ] || fail "objects $obj after shrink, baseline ${BASE_OBJECTS:-0}"
+	[ "$obj" = "${BASE_OBJECTS:-0}" ] ||
+		fail "objects $obj after shrink, baseline ${BASE_OBJECTS:-0}"
 }

@@ -316,7 +316,8 @@ main() {
 	grep -q ' /sys/kernel/debug debugfs' /proc/mounts ||
 		mount -t debugfs none /sys/kernel/debug 2>/dev/null ||
 		skip_all "debugfs not mounted and cannot be mounted (CONFIG_DEBUG_FS)"
-	[ -f "$KO" ] || skip_all "$KO not found: the collection was built without a kernel build (no Module.symvers in KDIR: README)"
+	[ -f "$KO" ] ||
+		skip_all "$KO not found: the collection was built without a kernel build (no Module.symvers in KDIR: README)"
 	vm=$(tr '\000' '\n' < "$KO" | sed -n 's/^vermagic=\([^ ]*\).*/\1/p')
 	[ "$vm" = "$(uname -r)" ] || skip_all "$KO is built for kernel $vm, this is $(uname -r)"
 	! mod_loaded || rmmod "$MOD" || skip_all "$MOD is loaded and cannot be removed"

@@ -43,7 +43,7 @@ sum_of() {
 # stat_files SLABDIR: the cache's SLUB statistics (0600, not a tunable)
 stat_files() {
 	find "$1/" -maxdepth 1 -type f -perm 600 | sed 's|.*/||' | grep -vxE \
-		'min_partial|cpu_partial|validate|failslab|shrink|remote_node_defrag_ratio|skip_kfence'
+		-e 'min_partial|cpu_partial|validate|failslab|shrink' -e 'remote_node_defrag_ratio|skip_kfence'
 }
 
 clear_stat_files() {
