@@ -16,8 +16,12 @@ loop_until() {
 	done
 }
 
+# parked_now: the parked count, read by the shell itself: an exec can take
+# longer than the unpark work's 100 ms under TCG (bursts then seem unparked)
 parked_now() {
-	cat "$PARKDIR/parked" 2>/dev/null || :
+	pn_v=
+	{ read -r pn_v < "$PARKDIR/parked"; } 2>/dev/null
+	echo "$pn_v"
 }
 
 parked_zero() {
@@ -37,7 +41,9 @@ write_file() {
 
 # sum_of FILE: the sum of a counter file ("SUM N0=..")
 sum_of() {
-	cut -d ' ' -f 1 "$1" 2>/dev/null || :
+	sum_v=
+	{ read -r sum_v _ < "$1"; } 2>/dev/null
+	echo "$sum_v"
 }
 
 # stat_files SLABDIR: the cache's SLUB statistics (0600, not a tunable)
