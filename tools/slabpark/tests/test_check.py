@@ -176,8 +176,8 @@ CUT = (
     ('guest-patched', suite('kselftest', RUNNER[:9], False), MISSING, {},
      ['        not ok 1 %s # no result line before kselftest' % KS,
       '    not ok 1 kselftest']),
-    ('g', RUNNER[:9] + ['not ok 1 other'], ['g.%s.' % KS] * 2 + ['g.other'], {},
-     ['    not ok 1 %s # no result line' % KS, '    not ok 2 other']),
+    ('g', RUNNER[:9] + ['ok 1 other'], ['g.%s.' % KS] * 2, {},
+     ['    not ok 1 %s # no result line' % KS, '    ok 2 other']),
 )
 
 
