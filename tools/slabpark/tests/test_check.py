@@ -160,6 +160,11 @@ NESTED = (
     # diagnostics can neither open a subtest nor end kunit_parser's input
     ('g', ['Subtest: fake', 'reboot: System halted', 'ok 1 real'], [], {},
      ['    # (Subtest: fake)', '    # reboot : System halted', '    ok 1 real']),
+    # a result or a subtest between the runner's line and a version line:
+    # that one is no runner's
+    ('u', ['# selftests: a: b', 'ok 1 x', '# TAP version 13', '# selftests: a: c',
+           '# Subtest: s', '# TAP version 13', 'ok 1 y', 'ok 2 s'], [],
+     {('u',): (2, 0), ('u', 's'): (1, 0)}, ['    ok 1 x', '        ok 1 y', '    ok 2 s']),
     # late and SKIP plans are diagnostics
     ('s', ['TAP version 13', '1..0 # SKIP nothing'], [], {('s',): (0, 0)}, []),
     ('t', ['KTAP version 1', '1..2', 'ok 1 a', 'ok 2 b', 'ok 3 c', '1..3'],
