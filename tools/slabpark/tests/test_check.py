@@ -170,17 +170,18 @@ NESTED = (
     ('t', ['KTAP version 1', '1..2', 'ok 1 a', 'ok 2 b', 'ok 3 c', '1..3'],
      [], {('t',): (3, 0)}, ['    # 1..3']),
 )
-# the guest died in the kselftest, or it killed the kselftest runner:
-# what is open fails (kunit_parser: its plan not met, an error; the two
-# cases missing named as KS's of no name)
+# the guest died in the kselftest, or run_kselftest.sh was killed (then
+# guest-check.sh's 'not ok 1 kselftest', the next suite after): what is
+# open fails (kunit_parser: its plan not met, an error; the two cases
+# missing named as KS's of no name)
 MISSING = ['guest-patched.kselftest.%s.' % KS] * 2
 CUT = (
     ('guest-patched', suite('kselftest', RUNNER[:9], True)[:-1], MISSING, {},
      ['        not ok 1 %s # no result line: the output ended' % KS,
       '    not ok 1 kselftest # no result line: the output ended']),
-    ('guest-patched', suite('kselftest', RUNNER[:9], False), MISSING, {},
-     ['        not ok 1 %s # no result line before kselftest' % KS,
-      '    not ok 1 kselftest']),
+    ('guest-patched', suite('kselftest', RUNNER[:9], False) + suite('kmemleak', [], True),
+     MISSING, {}, ['        not ok 1 %s # no result line before kselftest' % KS,
+                   '    not ok 1 kselftest', '    ok 2 kmemleak']),
     ('g', RUNNER[:9] + ['ok 1 other'], ['g.%s.' % KS] * 2, {},
      ['    not ok 1 %s # no result line' % KS, '    ok 2 other']),
 )
