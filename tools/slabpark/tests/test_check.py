@@ -499,7 +499,7 @@ class DocsTest(unittest.TestCase):
     def problems(self, edits, append='', step=False):
         """doc_checks' problems of a copy of the files it reads, EDITS
         (path, old, new, count) made; the glob of patches too.  STEP:
-        (status, output) of the docs step on it, through check.Runner."""
+        (status, output) of the docs step on it, through check.run_steps."""
         with tempfile.TemporaryDirectory() as d:
             for f in ('Documentation', 'patches', 'README', 'Makefile',
                       steps.MODULE_SRC, steps.PARK_SWITCH):
