@@ -328,7 +328,9 @@ class RunnerTest(unittest.TestCase):
         left = []
         for p in filter(str.isdigit, os.listdir('/proc')):
             with contextlib.suppress(OSError), open('/proc/%s/cmdline' % p) as f:
-                left += [p] if f.read() == tag.replace(' ', '\0') + '\0' else []
+                if f.read() == tag.replace(' ', '\0') + '\0':
+                    left.append(p)
+                    os.kill(int(p), signal.SIGKILL)
         self.assertEqual(left, [])
 
 
