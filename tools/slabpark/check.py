@@ -71,7 +71,9 @@ class Context:
     to EMIT; RESULTS: step: verdict of the steps before."""
 
     def __init__(self, name, log, emit, results):
-        self.log, self.results, self.last = log, results, ''
+        self.log = log
+        self.results = results
+        self.last = ''          # the last line it printed: a skip's reason
         self.nester = ktap.Nester(name, emit)
         self._num = [0]     # the last result number of each open level
 
@@ -168,22 +170,27 @@ def run_steps(todo, logs, out=sys.stdout, env=os.environ):
         out.flush()
     emit('KTAP version 1')
     emit('1..%d' % len(todo))
-    results, done, interrupted = {}, [], False
+    results = {}            # step: pass, fail or skip, for needs=
+    done = []               # (step, verdict) of each run
+    interrupted = False
     for n, st in enumerate(todo, 1):
         emit('# [%s] check %d: %s' % (elapsed(env), n, st.name))
-        t0, log = time.time(), os.path.join(logs, st.name + '.log')
+        t0 = time.time()
+        log = os.path.join(logs, st.name + '.log')
         with open(log, 'w') as f:
             ctx = Context(st.name, f, emit, results)
             try:
                 rc = run_step(ctx, st, env)
             except KeyboardInterrupt:
                 ctx.say('interrupted')
-                rc, interrupted = 1, True
+                rc = 1
+                interrupted = True
             failed = ctx.nester.finish().failed
             if rc == 0 and failed:
                 ctx.say('%d of its subtests failed' % failed)
                 rc = 1
-        verdict = results[st.name] = {0: 'pass', SKIP: 'skip'}.get(rc, 'fail')
+        verdict = {0: 'pass', SKIP: 'skip'}.get(rc, 'fail')
+        results[st.name] = verdict
         dt = int(time.time() - t0)
         emit(ktap.result_line(verdict != 'fail', n, st.name, {
             'pass': '%ds' % dt, 'skip': 'SKIP ' + ctx.last.strip(),

@@ -16,7 +16,7 @@ import sys
 import unittest
 
 VERSION = re.compile(r'^K?TAP version \d+$')
-PLAN = re.compile(r'^1\.\.([1-9]\d*)$')
+PLAN = re.compile(r'^1\.\.[1-9]\d*$')
 SUBTEST = re.compile(r'^# Subtest: (.*\S)')
 # (ok, its name, its directive): the name ends at the first '#', as in kunit_parser
 RESULT = re.compile(r'^(ok|not ok) \d+(?=\s|$)\s*(?:-(?=\s|$))?\s*([^#]*?)\s*(?:#\s*(.*))?$')
@@ -38,7 +38,10 @@ class Level:
 
     def __init__(self, name, depth, indent):
         self.name, self.depth, self.indent = name, depth, indent
-        self.header, self.plan, self.n, self.failed = False, None, 0, 0
+        self.header = False     # version/Subtest/plan written
+        self.plan = None        # the plan, written with the first child
+        self.n = 0              # children written
+        self.failed = 0         # children written as not ok
 
 
 class Nester:
@@ -46,7 +49,9 @@ class Nester:
     subtest goes to emit(line), its result line is the caller's."""
 
     def __init__(self, name, emit):
-        self.emit, self.stack, self.selftests = emit, [Level(name, 0, INDENT)], None
+        self.emit = emit
+        self.stack = [Level(name, 0, INDENT)]
+        self.selftests = None   # the runner's test a '# TAP version 13' opens
 
     def _child(self, ok, name, directive):
         for lv in self.stack:
@@ -92,17 +97,19 @@ class Nester:
 
     def feed(self, raw):
         top = self.stack[-1]
-        content, depth = raw.replace('\r', '').strip(), 0
+        content = raw.replace('\r', '').strip()
+        depth = 0
         while depth < top.depth and content.startswith('# '):
-            content, depth = content[2:], depth + 1
+            content = content[2:]
+            depth += 1
         s = content.strip()
         r = RESULT.match(s)
         if r:
             self._result(depth, r[1] == 'ok', r[2], r[3])
         elif depth < top.depth:
             self._diag(content)
-        elif SUBTEST.match(s):
-            self._open(SUBTEST.match(s).group(1), depth)
+        elif sub := SUBTEST.match(s):
+            self._open(sub[1], depth)
         elif PLAN.match(s) and len(self.stack) > 1 and not top.n and not top.plan:
             top.plan = int(s[3:])
         elif PREFIXED_VERSION.match(s) and self.selftests:

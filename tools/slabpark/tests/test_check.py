@@ -40,17 +40,55 @@ def nest(step, lines, ok=True):
 
 
 def kunit_parser(test):
-    """The cached kernel tree's kunit_parser as parse(LINES) -> its main
-    Test; TEST skipped without a tree."""
-    cache = os.environ.get('SLABPARK_CACHE') or os.path.expanduser('~/.cache/slabpark')
-    found = glob.glob(os.path.join(cache, 'src', 'linux-*', 'tools', 'testing', 'kunit'))
+    """The kernel tree's kunit_parser (KSRC's, else a cached tree's) as
+    parse(LINES) -> its main Test; TEST skipped without a tree."""
+    rel = os.path.join('tools', 'testing', 'kunit')
+    found = sorted(glob.glob(os.path.join(check.setup_env(dict(os.environ))['SLABPARK_CACHE'],
+                                          'src', '*', rel, 'kunit_parser.py')))
+    if os.environ.get('KSRC'):
+        found.insert(0, os.path.join(os.environ['KSRC'], rel, 'kunit_parser.py'))
+    found = [f for f in found if os.path.isfile(f)]
     if not found:
-        test.skipTest('no kernel tree with tools/testing/kunit in the cache')
-    sys.path.insert(0, sorted(found)[0])
+        test.skipTest('no kernel tree with tools/testing/kunit (KSRC, the cache)')
+    sys.path.insert(0, os.path.dirname(found[0]))
     import kunit_parser
     import kunit_printer
     return lambda lines: kunit_parser.parse_run_tests(lines, kunit_printer.Printer(
         print=False))
+
+
+def structure(test, doc):
+    """DOC's KTAP as kunit_parser needs it, read with no tree: a subtest's
+    plan before its results, which are numbered from 1 and, unless it
+    failed, as many as the plan says; its result, one level out, names it."""
+    test.assertEqual(doc[0], 'KTAP version 1')
+    levels = [[None, None, 0]]  # [name, plan, results] of each open subtest
+    for no, line in enumerate(doc[1:], 2):
+        body = line.lstrip(' ')
+        # 1: a new subtest's line, 0: the innermost one's, -1: its result
+        d = (len(line) - len(body)) // 4 + 1 - len(levels)
+        top = levels[-1]
+        r = ktap.RESULT.match(body)
+        if body.startswith('# Subtest: ') or body == 'KTAP version 1':
+            test.assertEqual(d, 1, (no, line))
+            if body[0] == '#':
+                levels.append([body[11:], None, 0])
+        elif ktap.PLAN.match(body) and d == 0:
+            test.assertEqual(top[1:], [None, 0], (no, line))
+            top[1] = int(body[3:])
+        elif r:
+            test.assertIn(d, (0, -1), (no, line))
+            if d == -1:
+                test.assertEqual(r[2], top[0], (no, line))
+                test.assertIn(top[1], (None, top[2]) if r[1] == 'ok' else (top[1],), top[0])
+                levels.pop()
+                top = levels[-1]
+            top[2] += 1
+            test.assertEqual(body.split()[1 + (r[1] != 'ok')], str(top[2]), (no, line))
+        else:
+            test.assertTrue(body.startswith('#'), (no, line))
+    test.assertEqual(len(levels), 1, levels[-1][0])
+    test.assertIn(levels[0][1], (None, levels[0][2]))
 
 
 def failed(t, prefix=''):
@@ -104,7 +142,7 @@ NESTED = (
      ['    ok 2 slabstat-window', '    ok 3 host-mode', '            1..17',
       '        not ok 1 %s # exit=1' % KS]),
     ('debug-gate', fixture('debug-gate.log'), [], {('debug-gate', 'debug-gate-default'): (18, 0)},
-     ['        ok 1 kunit # 21s']),
+     ['        ok 1 kunit # 21s', '        # 1..18']),
     ('debug-gate', ['TAP version 13', '1..1', '    KTAP version 1',
                     '    # Subtest: debug-gate-default'] +
      ['    ' + t for t in POINTS] + ['not ok 1 debug-gate-default # 200s'],
@@ -122,24 +160,30 @@ NESTED = (
     # diagnostics can neither open a subtest nor end kunit_parser's input
     ('g', ['Subtest: fake', 'reboot: System halted', 'ok 1 real'], [], {},
      ['    # (Subtest: fake)', '    # reboot : System halted', '    ok 1 real']),
+    # a result or a subtest between the runner's line and a version line:
+    # that one is no runner's
+    ('u', ['# selftests: a: b', 'ok 1 x', '# TAP version 13', '# selftests: a: c',
+           '# Subtest: s', '# TAP version 13', 'ok 1 y', 'ok 2 s'], [],
+     {('u',): (2, 0), ('u', 's'): (1, 0)}, ['    ok 1 x', '        ok 1 y', '    ok 2 s']),
     # late and SKIP plans are diagnostics
     ('s', ['TAP version 13', '1..0 # SKIP nothing'], [], {('s',): (0, 0)}, []),
     ('t', ['KTAP version 1', '1..2', 'ok 1 a', 'ok 2 b', 'ok 3 c', '1..3'],
      [], {('t',): (3, 0)}, ['    # 1..3']),
 )
-# the guest died in the kselftest, or it killed the kselftest runner:
-# what is open fails (kunit_parser: its plan not met, an error; the two
-# cases missing named as KS's of no name)
+# the guest died in the kselftest, or run_kselftest.sh was killed (then
+# guest-check.sh's 'not ok 1 kselftest', the next suite after): what is
+# open fails (kunit_parser: its plan not met, an error; the two cases
+# missing named as KS's of no name)
 MISSING = ['guest-patched.kselftest.%s.' % KS] * 2
 CUT = (
     ('guest-patched', suite('kselftest', RUNNER[:9], True)[:-1], MISSING, {},
      ['        not ok 1 %s # no result line: the output ended' % KS,
       '    not ok 1 kselftest # no result line: the output ended']),
-    ('guest-patched', suite('kselftest', RUNNER[:9], False), MISSING, {},
-     ['        not ok 1 %s # no result line before kselftest' % KS,
-      '    not ok 1 kselftest']),
-    ('g', RUNNER[:9] + ['not ok 1 other'], ['g.%s.' % KS] * 2 + ['g.other'], {},
-     ['    not ok 1 %s # no result line' % KS, '    not ok 2 other']),
+    ('guest-patched', suite('kselftest', RUNNER[:9], False) + suite('kmemleak', [], True),
+     MISSING, {}, ['        not ok 1 %s # no result line before kselftest' % KS,
+                   '    not ok 1 kselftest', '    ok 2 kmemleak']),
+    ('g', RUNNER[:9] + ['ok 1 other'], ['g.%s.' % KS] * 2, {},
+     ['    not ok 1 %s # no result line' % KS, '    ok 2 other']),
 )
 
 
@@ -150,6 +194,7 @@ class NesterTest(unittest.TestCase):
         docs = []
         for step, lines, fails, children, written in NESTED + CUT:
             docs.append(nest(step, lines, not fails))
+            structure(self, docs[-1])
             for t in written:
                 self.assertIn(t, docs[-1], step)
         self.assertEqual(nest('deps', ['TAP version 13', 'installing']), [
@@ -254,6 +299,7 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(out[i + 1:i + 3], ['#   %s (%s/%s.log)' % (
             s, self.logdir, s) for s in 'cd'])
         self.assertTrue(out[-2].startswith('# make check took '))
+        structure(self, out[:-1])
         self.assertEqual(self.run_steps([Step('a', fake(0))])[0], 0)
         self.assertEqual(failed(kunit_parser(self)(out)),
                          ['c', 'd', 'f', 'sh.b', 's.one.b', 't.one', 'n2'])
@@ -282,7 +328,9 @@ class RunnerTest(unittest.TestCase):
         left = []
         for p in filter(str.isdigit, os.listdir('/proc')):
             with contextlib.suppress(OSError), open('/proc/%s/cmdline' % p) as f:
-                left += [p] if f.read() == tag.replace(' ', '\0') + '\0' else []
+                if f.read() == tag.replace(' ', '\0') + '\0':
+                    left.append(p)
+                    os.kill(int(p), signal.SIGKILL)
         self.assertEqual(left, [])
 
 
@@ -453,7 +501,7 @@ class DocsTest(unittest.TestCase):
     def problems(self, edits, append='', step=False):
         """doc_checks' problems of a copy of the files it reads, EDITS
         (path, old, new, count) made; the glob of patches too.  STEP:
-        (status, output) of the docs step on it, through check.Runner."""
+        (status, output) of the docs step on it, through check.run_steps."""
         with tempfile.TemporaryDirectory() as d:
             for f in ('Documentation', 'patches', 'README', 'Makefile',
                       steps.MODULE_SRC, steps.PARK_SWITCH):
