@@ -48,8 +48,13 @@ sp_hash_files() {
 
 # the patches patches/series names, in order, in SP_PATCHES
 sp_series() {
-	mapfile -t SP_PATCHES < <(sed -n "/^[^#]/s|^|$SLABPARK_TOP/patches/|p" \
-		"$SLABPARK_TOP/patches/series")
+	local p
+	SP_PATCHES=()
+	while read -r p; do
+		case $p in '' | '#'*) continue ;; esac
+		[ -f "$SLABPARK_TOP/patches/$p" ] || sp_die "patches/series names $p, which does not exist"
+		SP_PATCHES+=("$SLABPARK_TOP/patches/$p")
+	done <"$SLABPARK_TOP/patches/series"
 }
 
 sp_series_hash() {
