@@ -67,8 +67,11 @@ sp_series_hash() {
 sp_branch() {
 	local tree=$1 b=$2 parent=$3 key=branch.$2.$4 want=$5 log=$SLABPARK_LOGDIR/git-am-$2.log
 	shift 5
-	[ "$want" = "$(git -C "$tree" config --get "$key")" ] &&
-		git -C "$tree" checkout -q -f "$b" 2>/dev/null && return
+	if [ "$want" = "$(git -C "$tree" config --get "$key")" ] &&
+		git -C "$tree" rev-parse -q --verify "refs/heads/$b" >/dev/null; then
+		git -C "$tree" checkout -q "$b"	# no -f: uncommitted edits kept, or git refuses
+		return
+	fi
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
 	git -C "$tree" checkout -q -f -B "$b" "$parent"
 	git -C "$tree" clean -q -fdx -e .slabpark-lock
