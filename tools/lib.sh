@@ -65,7 +65,7 @@ sp_series_hash() {
 # sp_branch TREE BRANCH PARENT KEY WANT PATCH...: BRANCH checked out, made
 # again as PARENT + the PATCHes (git am) unless its git config KEY is WANT
 sp_branch() {
-	local tree=$1 b=$2 parent=$3 key=branch.$2.$4 want=$5 log=$SLABPARK_LOGDIR/git-am-$2.log
+	local tree=$1 b=$2 parent=$3 key=branch.$2.$4 want=$5 log=$SLABPARK_LOGDIR/git-am-$2.log p
 	shift 5
 	if [ "$want" = "$(git -C "$tree" config --get "$key")" ] &&
 		git -C "$tree" rev-parse -q --verify "refs/heads/$b" >/dev/null; then
@@ -73,15 +73,17 @@ sp_branch() {
 		return
 	fi
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
+	git -C "$tree" config --unset "$key" || true	# a killed run: made again next time
 	git -C "$tree" checkout -q -f -B "$b" "$parent"
 	git -C "$tree" clean -q -fdx -e .slabpark-lock
-	if ! git -C "$tree" am -q --keep-cr "$@" >"$log" 2>&1; then
+	for p; do	# one at a time: none, no git am reading stdin; a failure names its patch
+		git -C "$tree" am -q --keep-cr "$p" >"$log" 2>&1 && continue
 		git -C "$tree" am --abort >/dev/null 2>&1 || true
 		git -C "$tree" checkout -q -f "$parent"
 		git -C "$tree" branch -q -D "$b"
 		sed 's/^/    /' "$log" >&2
-		sp_die "branch $b: the patches do not apply to $parent in $tree (git am above)"
-	fi
+		sp_die "branch $b: patch ${p##*/} does not apply to $parent in $tree (git am above)"
+	done
 	git -C "$tree" config "$key" "$want"
 }
 
