@@ -64,12 +64,14 @@ sp_series_hash() {
 
 # sp_branch TREE BRANCH PARENT KEY WANT PATCH...: BRANCH checked out, made
 # again as PARENT + the PATCHes (git am) unless its git config KEY is WANT
+# (SP_MADE=1 if it was made again)
 sp_branch() {
 	local tree=$1 b=$2 parent=$3 key=branch.$2.$4 want=$5 log=$SLABPARK_LOGDIR/git-am-$2.log p
 	shift 5
 	if [ "$want" = "$(git -C "$tree" config --get "$key")" ] &&
 		git -C "$tree" rev-parse -q --verify "refs/heads/$b" >/dev/null; then
 		git -C "$tree" checkout -q "$b"	# no -f: uncommitted edits kept, or git refuses
+		SP_MADE=0
 		return
 	fi
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
@@ -85,13 +87,18 @@ sp_branch() {
 		sp_die "branch $b: patch ${p##*/} does not apply to $parent in $tree (git am above)"
 	done
 	git -C "$tree" config "$key" "$want"
+	SP_MADE=1
 }
 
 # sp_apply_series TREE: branch slabpark = base + the series, the cover
-# letter its description (from which tools/kernel/series.sh export makes it)
+# letter its description (from which tools/kernel/series.sh export makes
+# it), set only when the branch is made again: an edited one is kept
 sp_apply_series() {
+	local h
 	sp_series
-	sp_branch "$1" slabpark base slabparkSeries "$(sp_series_hash)" "${SP_PATCHES[@]}"
+	h=$(sp_series_hash)
+	sp_branch "$1" slabpark base slabparkSeries "$h" "${SP_PATCHES[@]}"
+	[ "$SP_MADE" = 1 ] || { sp_stage "series $h already applied on branch 'slabpark' in $1"; return; }
 	git -C "$1" config branch.slabpark.description "$(awk '
 		/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; next }
 		subj != "" && !body && /^$/ { body = 1; print subj; print ""; next }
@@ -99,6 +106,7 @@ sp_apply_series() {
 		body && /^[^ ].* \([0-9]+\):$/ { exit }
 		body { print }
 	' "$SLABPARK_TOP/patches/0000-cover-letter.patch")"
+	sp_stage "applied ${#SP_PATCHES[@]} patch(es) of series $h on branch 'slabpark' in $1"
 }
 
 sp_jobs() {

@@ -35,7 +35,6 @@ if [ "$1" = apply ]; then
 	exec 9>"$tree/.slabpark-lock"
 	flock 9
 	sp_apply_series "$tree"
-	sp_stage "series $(sp_series_hash) on branch 'slabpark' in $tree"
 	exit
 fi
 n=$(git -C "$tree" rev-list --count base..slabpark)
