@@ -101,6 +101,7 @@ sp_apply_series() {
 	[ "$SP_MADE" = 1 ] || { sp_stage "series $h already applied on branch 'slabpark' in $1"; return; }
 	git -C "$1" config branch.slabpark.description "$(awk '
 		/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; next }
+		subj != "" && !body && /^[ \t]/ { subj = subj $0; next }	# folded
 		subj != "" && !body && /^$/ { body = 1; print subj; print ""; next }
 		body && /^-- *$/ { exit }
 		body && /^[^ ].* \([0-9]+\):$/ { exit }
