@@ -74,6 +74,7 @@ sp_branch() {
 		SP_MADE=0
 		return
 	fi
+	mkdir -p "$SLABPARK_LOGDIR"
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
 	git -C "$tree" config --unset "$key" || true	# a killed run: made again next time
 	git -C "$tree" checkout -q -f -B "$b" "$parent"
