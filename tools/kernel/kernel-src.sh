@@ -22,6 +22,8 @@ BPO_PIN=/etc/apt/preferences.d/slabpark-trixie-backports
 if [ -n "${KSRC:-}" ]; then
 	[ -d "$KSRC" ] || sp_die "KSRC=$KSRC: no such directory"
 	KSRC=$(cd "$KSRC" && pwd)
+	[[ -f $KSRC/Makefile && -f $KSRC/mm/slub.c ]] ||
+		sp_die "$KSRC is not a Linux source tree (no Makefile or mm/slub.c)"
 	ver=$(make -s -C "$KSRC" kernelversion 2>/dev/null) ||
 		sp_die "$KSRC is not a Linux source tree (make kernelversion fails there)"
 	[[ $ver == "$KVER" || $ver == "$KVER".* ]] ||
