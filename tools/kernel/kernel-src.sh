@@ -67,6 +67,10 @@ if [ "$(cat "$tree/.git/slabpark-base" 2>/dev/null)" = "$debver" ]; then
 fi
 
 mkdir -p "$SLABPARK_CACHE/src" "$SLABPARK_LOGDIR"
+# the tree ~1.6 GB, its git objects ~1 GB, the builds the rest
+avail_kb=$(df -Pk "$SLABPARK_CACHE/src" | awk 'NR == 2 { print $4 }')
+[ "${avail_kb:-0}" -ge $((8 * 1024 * 1024)) ] || sp_die "no space in the cache:" \
+	"$SLABPARK_CACHE has $((${avail_kb:-0} / 1024)) MiB free, the bench needs 8 GiB (set SLABPARK_CACHE)"
 rm -rf "$tree" "$SLABPARK_CACHE"/src/.unpack.*
 tmp=$(mktemp -d "$SLABPARK_CACHE/src/.unpack.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
