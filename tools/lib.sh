@@ -48,8 +48,13 @@ sp_hash_files() {
 
 # the patches patches/series names, in order, in SP_PATCHES
 sp_series() {
-	mapfile -t SP_PATCHES < <(sed -n "/^[^#]/s|^|$SLABPARK_TOP/patches/|p" \
-		"$SLABPARK_TOP/patches/series")
+	local p
+	SP_PATCHES=()
+	while read -r p; do
+		case $p in '' | '#'*) continue ;; esac
+		[ -f "$SLABPARK_TOP/patches/$p" ] || sp_die "patches/series names $p, which does not exist"
+		SP_PATCHES+=("$SLABPARK_TOP/patches/$p")
+	done <"$SLABPARK_TOP/patches/series"
 }
 
 sp_series_hash() {
@@ -59,36 +64,51 @@ sp_series_hash() {
 
 # sp_branch TREE BRANCH PARENT KEY WANT PATCH...: BRANCH checked out, made
 # again as PARENT + the PATCHes (git am) unless its git config KEY is WANT
+# (SP_MADE=1 if it was made again)
 sp_branch() {
-	local tree=$1 b=$2 parent=$3 key=branch.$2.$4 want=$5 log=$SLABPARK_LOGDIR/git-am-$2.log
+	local tree=$1 b=$2 parent=$3 key=branch.$2.$4 want=$5 log=$SLABPARK_LOGDIR/git-am-$2.log p
 	shift 5
-	[ "$want" = "$(git -C "$tree" config --get "$key")" ] &&
-		git -C "$tree" checkout -q -f "$b" 2>/dev/null && return
+	if [ "$want" = "$(git -C "$tree" config --get "$key")" ] &&
+		git -C "$tree" rev-parse -q --verify "refs/heads/$b" >/dev/null; then
+		git -C "$tree" checkout -q "$b"	# no -f: uncommitted edits kept, or git refuses
+		SP_MADE=0
+		return
+	fi
+	mkdir -p "$SLABPARK_LOGDIR"
 	git -C "$tree" am --abort >/dev/null 2>&1 || true
+	git -C "$tree" config --unset "$key" || true	# a killed run: made again next time
 	git -C "$tree" checkout -q -f -B "$b" "$parent"
 	git -C "$tree" clean -q -fdx -e .slabpark-lock
-	if ! git -C "$tree" am -q --keep-cr "$@" >"$log" 2>&1; then
+	for p; do	# one at a time: none, no git am reading stdin; a failure names its patch
+		git -C "$tree" am -q --keep-cr "$p" >"$log" 2>&1 && continue
 		git -C "$tree" am --abort >/dev/null 2>&1 || true
 		git -C "$tree" checkout -q -f "$parent"
 		git -C "$tree" branch -q -D "$b"
 		sed 's/^/    /' "$log" >&2
-		sp_die "branch $b: the patches do not apply to $parent in $tree (git am above)"
-	fi
+		sp_die "branch $b: patch ${p##*/} does not apply to $parent in $tree (git am above)"
+	done
 	git -C "$tree" config "$key" "$want"
+	SP_MADE=1
 }
 
 # sp_apply_series TREE: branch slabpark = base + the series, the cover
-# letter its description (from which tools/kernel/series.sh export makes it)
+# letter its description (from which tools/kernel/series.sh export makes
+# it), set only when the branch is made again: an edited one is kept
 sp_apply_series() {
+	local h
 	sp_series
-	sp_branch "$1" slabpark base slabparkSeries "$(sp_series_hash)" "${SP_PATCHES[@]}"
+	h=$(sp_series_hash)
+	sp_branch "$1" slabpark base slabparkSeries "$h" "${SP_PATCHES[@]}"
+	[ "$SP_MADE" = 1 ] || { sp_stage "series $h already applied on branch 'slabpark' in $1"; return; }
 	git -C "$1" config branch.slabpark.description "$(awk '
 		/^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; next }
+		subj != "" && !body && /^[ \t]/ { subj = subj $0; next }	# folded
 		subj != "" && !body && /^$/ { body = 1; print subj; print ""; next }
 		body && /^-- *$/ { exit }
 		body && /^[^ ].* \([0-9]+\):$/ { exit }
 		body { print }
 	' "$SLABPARK_TOP/patches/0000-cover-letter.patch")"
+	sp_stage "applied ${#SP_PATCHES[@]} patch(es) of series $h on branch 'slabpark' in $1"
 }
 
 sp_jobs() {

@@ -3,15 +3,24 @@
 #
 # usage: tools/run-host.sh [--check-only]
 # make run HOST=1 (python3 -m slabpark run checks the knobs, then runs this)
-# on a 2-node box booted into the patched kernel, no VM: the prerequisites
-# below, each refusal one "slabpark: error:" line and status 1
-# (--check-only: only them), the module built against KDIR unless
-# HOST_MODULE is given, tools/guest/guest-compare.sh, and make run's report
-# in RESULTS_DIR (raw runs, logs, knobs in its host/).  Without python3:
-# this with the knobs set by hand (make help; RUNS DURATION_MS PLACEMENTS
-# LOCKSTAT MEASURE RESULTS_DIR required), the report made elsewhere
-# (python3 -m slabpark run --report RESULTS_DIR).  SLABPARK_SYSFS=DIR:
-# DIR for /sys in the tests of the checks, with --check-only only.
+# on a 2-node box booted into the patched kernel, no VM.  The prerequisites,
+# in order, each refusal one "slabpark: error:" line and status 1
+# (--check-only: only them): root; 2 online NUMA nodes; CONFIG_SLUB_STATS;
+# debugfs mounted; the park switch (/sys/kernel/debug/slab/*/park) unless
+# HOST_BASE_ONLY=1; /proc/lock_stat if LOCKSTAT=1; the commands; KDIR or
+# HOST_MODULE for the running kernel; slub_stress not loaded; the nodes.
+# Then the module built against KDIR unless HOST_MODULE is given,
+# tools/guest/guest-compare.sh, and make run's report in RESULTS_DIR (raw
+# runs, logs, knobs in its host/).  Without python3: this with the knobs
+# set by hand, the report made elsewhere (python3 -m slabpark run --report
+# RESULTS_DIR).  The knobs: RUNS=N DURATION_MS=MS PLACEMENTS="cross local
+# balanced" LOCKSTAT=0|1 MEASURE=0|1 RESULTS_DIR=DIR all required, SWEEP=sheaf;
+# KDIR=DIR the running kernel's build tree (/lib/modules/$(uname -r)/build);
+# HOST_MODULE=KO a slub_stress.ko built for it; HOST_BASE_ONLY=1 no park
+# switch, base numbers only; ALLOC_NODE=N FREE_NODE=N the allocators' and
+# the remote freers' nodes (default: the first node with CPUs and normal
+# memory, the farthest from it); SLABPARK_SYSFS=DIR: DIR for /sys in the
+# tests of the checks, with --check-only only.
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh

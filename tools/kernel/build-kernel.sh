@@ -78,6 +78,9 @@ bdir=$SLABPARK_CACHE/build/$ver-$variant-${cfgname//+/-}-$cfghash
 # a bench variant differs from patched in mm/ alone: its first build
 # starts from a copy of patched's, which kbuild rebuilds and relinks
 pdir=$SLABPARK_CACHE/build/$ver-patched-${cfgname//+/-}-$cfghash
+# one build at a time per tree (the tree is checked out per variant), the seeding too
+exec 9>"$src/.slabpark-lock"
+flock 9
 if [ -n "$bench" ] && [ ! -d "$bdir" ] && [ -f "$pdir/arch/x86/boot/bzImage" ]; then
 	sp_stage "seeding $bdir from $pdir"
 	cp -a "$pdir" "$bdir.tmp"
@@ -85,10 +88,6 @@ if [ -n "$bench" ] && [ ! -d "$bdir" ] && [ -f "$pdir/arch/x86/boot/bzImage" ]; 
 	mv "$bdir.tmp" "$bdir"
 fi
 mkdir -p "$bdir" "$SLABPARK_LOGDIR"
-
-# one build at a time per tree: the tree is checked out per variant
-exec 9>"$src/.slabpark-lock"
-flock 9
 
 treeid="own:$(date +%s)"	# KSRC: kbuild decides
 if [ -z "${KSRC:-}" ] && [ "$variant" = base ]; then

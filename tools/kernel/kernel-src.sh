@@ -22,6 +22,8 @@ BPO_PIN=/etc/apt/preferences.d/slabpark-trixie-backports
 if [ -n "${KSRC:-}" ]; then
 	[ -d "$KSRC" ] || sp_die "KSRC=$KSRC: no such directory"
 	KSRC=$(cd "$KSRC" && pwd)
+	[[ -f $KSRC/Makefile && -f $KSRC/mm/slub.c ]] ||
+		sp_die "$KSRC is not a Linux source tree (no Makefile or mm/slub.c)"
 	ver=$(make -s -C "$KSRC" kernelversion 2>/dev/null) ||
 		sp_die "$KSRC is not a Linux source tree (make kernelversion fails there)"
 	[[ $ver == "$KVER" || $ver == "$KVER".* ]] ||
@@ -58,13 +60,19 @@ ver=${debver%%-*}
 [[ $ver == "$KVER".* ]] || sp_die "$PKG has version $debver, expected $KVER.x"
 
 tree=$SLABPARK_CACHE/src/linux-$ver
+mkdir -p "$SLABPARK_CACHE/src" "$SLABPARK_LOGDIR"
+exec 8>"$SLABPARK_CACHE/src/.unpack-lock"	# one unpack at a time: the next finds it cached
+flock 8
 if [ "$(cat "$tree/.git/slabpark-base" 2>/dev/null)" = "$debver" ]; then
 	sp_stage "kernel source: $tree (Linux $ver, Debian $PKG $debver, cached)"
 	echo "$tree"
 	exit 0
 fi
 
-mkdir -p "$SLABPARK_CACHE/src" "$SLABPARK_LOGDIR"
+# the tree ~1.6 GB, its git objects ~1 GB, the builds the rest
+avail_kb=$(df -Pk "$SLABPARK_CACHE/src" | awk 'NR == 2 { print $4 }')
+[ "${avail_kb:-0}" -ge $((8 * 1024 * 1024)) ] || sp_die "no space in the cache:" \
+	"$SLABPARK_CACHE has $((${avail_kb:-0} / 1024)) MiB free, the bench needs 8 GiB (set SLABPARK_CACHE)"
 rm -rf "$tree" "$SLABPARK_CACHE"/src/.unpack.*
 tmp=$(mktemp -d "$SLABPARK_CACHE/src/.unpack.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

@@ -13,7 +13,8 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 PATCHDIR=$SLABPARK_TOP/patches
-# "[RFC PATCH v2 n/N]": Hao Li's RFC was the one posting; raise it with each
+# "[RFC PATCH v2 n/N]": Hao Li's RFC was the one posting (the versions in
+# RESULTS were never posted); raise it with each posting
 SUBJECT_PREFIX="RFC PATCH v2"
 
 usage() {
@@ -35,7 +36,6 @@ if [ "$1" = apply ]; then
 	exec 9>"$tree/.slabpark-lock"
 	flock 9
 	sp_apply_series "$tree"
-	sp_stage "series $(sp_series_hash) on branch 'slabpark' in $tree"
 	exit
 fi
 n=$(git -C "$tree" rev-list --count base..slabpark)

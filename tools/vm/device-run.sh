@@ -3,7 +3,8 @@
 #
 # run.sh of make device-kit: BOOTS boots of each of the kit's base and
 # patched kernels, 2 nodes of CPUS_PER_NODE vCPUs under its own QEMU (TCG),
-# each running tools/guest/guest-device.sh; POSIX sh and coreutils, no python3.
+# each running tools/guest/guest-device.sh; POSIX sh, coreutils, grep, sed,
+# tar and gzip, no python3.
 # Usage: ./run.sh [OUT]  (default $OUT, else ./out)
 #   CPUS_PER_NODE=8 MEM_PER_NODE=2048 BOOTS=2 BOOT_TIMEOUT=200
 # Leaves OUT/boot<NN>-<kernel>/{console.log,files/} and OUT/run.log (python3
