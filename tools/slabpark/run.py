@@ -31,9 +31,7 @@ class Failed(Exception):
 
 
 def kernels(cfg) -> List[str]:
-    if cfg.BASE:
-        return ['base', 'patched']
-    return ['base'] if cfg.PATCHES else ['patched']
+    return ['base', 'patched'] if cfg.BASE else ['base'] if cfg.PATCHES else ['patched']
 
 
 def patched_modes(cfg) -> str:
@@ -166,10 +164,8 @@ def vm_run(cfg) -> int:
     os.makedirs(results, exist_ok=True)
     stages = [vm.stage_stress_ng() + ':stress-ng'] if cfg.WORKLOAD == 'mmapaddr' else []
     env = ['%s=%s' % (k, cfg.env[k]) for k in ('ALLOC_NODE', 'FREE_NODE') if cfg.env[k]]
-    extra = {}
-    if cfg.experiment():
-        extra = {'kernel %s' % k: os.path.basename(b) for k, b in builds.items()}
-        extra['lock_stat'] = 'yes' if cfg.LOCKSTAT else 'no'
+    extra = dict({'kernel %s' % k: os.path.basename(b) for k, b in builds.items()},
+                 lock_stat='yes' if cfg.LOCKSTAT else 'no') if cfg.experiment() else {}
     where = 'TCG guest, %d nodes x %d vCPUs' % (cfg.NODES, cfg.CPUS_PER_NODE)
     facts.write_meta(results, where, runs_line(cfg), extra)
     boots = [(b, k) for b in range(cfg.BOOTS) for k in kernels(cfg)] if cfg.BASE else \

@@ -194,8 +194,7 @@ def boot(argv, timeout, console, emit):
             for raw in iter(p.stdout.readline, b''):
                 log.write(raw)
                 log.flush()
-                text = raw.decode('utf-8', 'replace').rstrip('\n')
-                text = text[:-1] if text.endswith('\r') else text
+                text = raw.decode('utf-8', 'replace').rstrip('\n').removesuffix('\r')
                 i = text.rfind('SLABPARK-GUEST-START')
                 if i >= 0 and not on:
                     on, text = True, text[i:]
