@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 #
 # Sourced by the host scripts: the cache layout, progress lines with the
-# elapsed time, errors that name their log.
+# elapsed time, errors that name their log.  Shell, not Python: run-host.sh
+# sources it in the guest too (no python3 there), build-kernel.sh its git am.
 
 SLABPARK_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SLABPARK_CACHE=${SLABPARK_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/slabpark}

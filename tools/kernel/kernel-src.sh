@@ -6,6 +6,7 @@
 # linux-source-7.3 (trixie-backports; installed as root if missing)
 # unpacked into $SLABPARK_CACHE/src/linux-<version>, a git repository whose
 # branch 'base' is the pristine tree, renamed into place once complete.
+# Shell: build-kernel.sh's first step, in the helpers it shares (lib.sh).
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh

@@ -6,7 +6,8 @@
 #            letter its description (sp_apply_series, tools/lib.sh)
 #   export   patches/ again from branch slabpark (git format-patch):
 #            after apply, patches/ as it was
-# DIR: the bench's tree by default (tools/kernel/kernel-src.sh).
+# DIR: the bench's tree by default (tools/kernel/kernel-src.sh).  Shell:
+# apply is build-kernel.sh's own sp_apply_series, under the same tree lock.
 
 set -euo pipefail
 # shellcheck source=tools/lib.sh
