@@ -148,8 +148,8 @@ HOST_REFUSALS = (
      ERR + r'this machine has 0 online NUMA node\(s\)', fake('numa-off')),
     ('no SLUB_STATS: refused', 1,
      ERR + 'kernel .* has no SLUB counters .*CONFIG_SLUB_STATS=y', fake('nostats')),
-    ('no park switch: refused, unpatched, base-only offered', 1,
-     ERR + 'kernel .* has no park switch .*unpatched.*rerun with HOST_BASE_ONLY=1', fake('nopark')),
+    ('no park switch: refused, unpatched, base-only offered', 1, ERR + 'kernel .* has no park '
+     'switch .*unpatched.*rerun with HOST_BASE_ONLY=1 for base-only numbers$', fake('nopark')),
     ('no stats and no park switch: the stats are named first', 1,
      ERR + '.*has no SLUB counters', fake('nostats-nopark')),
     ('debugfs not mounted: refused as such, not as unpatched', 1,
@@ -179,7 +179,8 @@ HOST_REFUSALS = (
     ('FREE_NODE=7 (not online): refused', 1, ERR + r'FREE_NODE=7: node 7 is not online \(online '
      r'nodes: 0,1,2\)', fake('cpuless', PLACEMENTS='cross', FREE_NODE='7')),
     ('memoryless node 1: the default pair refused', 1, ERR + 'only node 0 has online CPUs and '
-     'normal memory .*need two such nodes', fake('memless', PLACEMENTS='cross')),
+     'normal memory .*: cross and balanced need two such nodes$',
+     fake('memless', PLACEMENTS='cross')),
     ('FREE_NODE=1 without normal memory: passes with the warning', 0, r'prerequisites ok: .*, '
      r'nodes 0 -> 1, 2 threads \(warning: free node 1 has no normal memory: ',
      fake('memless', PLACEMENTS='cross', FREE_NODE='1')),
