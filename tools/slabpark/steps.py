@@ -18,12 +18,12 @@ from . import config, guest_judge, guest_out, vm
 from .check import TOP, Fail, child, elapsed, setup_env
 
 
-def git_files(*patterns, others=False):
-    more = ['--others', '--exclude-standard'] if others else []
-    p = child(['git', 'ls-files', '--cached', *more, '--', *patterns], cwd=TOP, capture=True)
+def git_files(*patterns):
+    """The files git has (its index) matching PATTERNS: what a CI's checkout holds."""
+    p = child(['git', 'ls-files', '-z', '--cached', '--', *patterns], cwd=TOP, capture=True)
     if p.returncode:
         raise Fail('%s: needs a git checkout (git ls-files: %s)' % (TOP, p.stderr.strip()))
-    return sorted(set(p.stdout.split()))
+    return sorted(set(p.stdout.split('\0')) - {''})
 
 
 def build_kernel(ctx, *args):
@@ -508,8 +508,8 @@ def do_kselftest_intree(ctx):
         os.makedirs(tree)
         ctx.run(['cp', '-a', '--parents', 'tools/testing/selftests', 'scripts/subarch.include',
                  tree], cwd=vm.source_tree(bdir), check=True)
-        # as a CI's cp -r of a checkout: the files git has or would add
-        for f in git_files('selftests/slub_park', others=True):
+        # as a CI's cp -r of its checkout: the files git has, not what is left untracked here
+        for f in git_files('selftests/slub_park'):
             if os.path.lexists(os.path.join(TOP, f)):   # not deleted
                 dst = os.path.join(park, os.path.relpath(f, 'selftests/slub_park'))
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
@@ -517,7 +517,8 @@ def do_kselftest_intree(ctx):
         c = os.path.join(park, 'slub_stress/slub_stress.c')
         intree_result(ctx, ['cp -r did not carry the module source (selftests/slub_park/'
                             'slub_stress/slub_stress.c must be the file, not a link)']
-                      if os.path.islink(c) or not os.path.getsize(c) else [], 'scratch-tree', tree)
+                      if os.path.islink(c) or not os.path.isfile(c) or not os.path.getsize(c)
+                      else [], 'scratch-tree', tree)
 
         logged(ctx, ['make', '-C', ksft, 'TARGETS=slub_park', 'O=' + bdir,
                      'USERLDFLAGS=-static'], log, env)

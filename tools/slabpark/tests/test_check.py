@@ -372,10 +372,12 @@ class TableTest(unittest.TestCase):
             with self.assertRaisesRegex(check.Fail, 'needs a git checkout'):
                 steps.git_files('*.py')
             steps.child(['git', 'init', '-q', d])
+            open(os.path.join(d, 'a b.py'), 'w').close()
             with open(os.path.join(d, 'new.py'), 'w') as f:
                 f.write('import os\n')
-            self.assertEqual(steps.git_files('*.py'), [])
-            self.assertEqual(steps.git_files('*.py', others=True), ['new.py'])
+            self.assertEqual(steps.git_files('*.py'), [])     # untracked: not a CI's
+            steps.child(['git', '-C', d, 'add', 'a b.py', 'new.py'])
+            self.assertEqual(steps.git_files('*.py'), ['a b.py', 'new.py'])
             # python-lint fails by its own result lines
             with mock.patch.object(steps, 'git_files', lambda p: [f.name]):
                 rc, out = RunnerTest.run_steps(self, [Step('l', steps.do_python_lint)])
