@@ -45,19 +45,15 @@ def copy_package(top):
 def judge(want, regex, rc, out, err):
     """What is wrong with an outcome: [] when it exited WANT with one line matching REGEX,
     on stderr for a refusal (WANT 1 or 2), on stdout for a pass, and nothing on the other
-    (make's own "make: ***" line aside)."""
+    (make's own "make: ***" line aside); else the reason, the status and both outputs."""
     err = '\n'.join(t for t in err.splitlines() if not re.match(r'make(\[\d+\])?: \*\*\*', t))
     out, err = out.rstrip('\n'), err.rstrip('\n')
     lines, other, where = (out, err, 'stderr') if want == 0 else (err, out, 'stdout')
-    if other:
-        return ['%s: %s' % (where, other)]
-    if rc != want:
-        return ['exit status %d, want %d' % (rc, want), 'stdout: ' + out, 'stderr: ' + err]
-    if not lines or '\n' in lines:
-        return ['want exactly one line, got:', lines]
-    if not re.search(regex, lines):
-        return ['the line does not match /%s/:' % regex, lines]
-    return []
+    why = ('want nothing on ' + where if other else
+           'exit status %d, want %d' % (rc, want) if rc != want else
+           'want exactly one line' if not lines or '\n' in lines else
+           'the line does not match /%s/' % regex if not re.search(regex, lines) else None)
+    return [why, 'exit status %d' % rc, 'stdout: ' + out, 'stderr: ' + err] if why else []
 
 
 # ---- host-refusals: make run HOST=1's prerequisite checks on fake sysfs trees
@@ -726,17 +722,17 @@ def knobs(case):
 def do_python(ctx):
     """The package's unit tests, and RUN_REFUSALS from a copy of the package alone (which
     a refusal that fails cannot build or boot with)."""
-    with ctx.subtest('unittest') as st:
-        st.ok = ctx.run([sys.executable, '-m', 'slabpark', 'test'],
+    with ctx.subtest('unittest') as ut:
+        ut.ok = ctx.run([sys.executable, '-m', 'slabpark', 'test'],
                         env={'PYTHONPATH': os.path.join(TOP, 'tools')}) == 0
-    ok = st.ok
     with ctx.subtest('run-refusals') as st, tempfile.TemporaryDirectory() as work:
         copy_package(work)
-        for case, why in RUN_REFUSALS:
-            st.ok &= host_case(ctx, work, ('make run ' + knobs(case), 2, ERR + why,
-                                           dict(UNSET, **case), make_run('{work}')))
-    if not ok or not st.ok:
-        raise Fail('tools/slabpark: unit tests or refusals failed')
+        bad = ['make run ' + knobs(case) for case, why in RUN_REFUSALS if not host_case(
+            ctx, work, ('make run ' + knobs(case), 2, ERR + why, dict(UNSET, **case),
+                        make_run('{work}')))]
+        st.ok = not bad
+    if bad or not ut.ok:
+        raise Fail('tools/slabpark: failed: ' + ', '.join(['the unit tests'] * (not ut.ok) + bad))
     ctx.say('tools/slabpark: unit tests and %d refusals pass' % len(RUN_REFUSALS))
 
 

@@ -403,12 +403,14 @@ class HostRefusalsTest(unittest.TestCase):
                 (0, 'ok$', 0, 'prerequisites ok\n', '', []),
                 # make's own "***" line is not the script's
                 (2, 'root', 2, '', 'run it as root\nmake: *** [run] 1\n', []),
-                (1, 'x', 1, 'x', 'x', ['stdout: x']),
-                (0, 'x', 0, 'x', 'oops', ['stderr: oops']),
+                # a failure says why, then the status and both outputs
+                (2, 'x', 2, 'built\n', 'y\n', ['want nothing on stdout', 'exit status 2',
+                                               'stdout: built', 'stderr: y']),
+                (0, 'x', 0, 'x', 'oops', 'want nothing on stderr'),
                 (1, 'x', 0, '', 'x', 'exit status 0, want 1'),
-                (1, 'x', 1, '', 'x\nx', 'want exactly one line, got:'),
-                (1, 'x', 1, '', '', 'want exactly one line, got:'),
-                (1, '^x', 1, '', 'y x', 'the line does not match /^x/:')):
+                (1, 'x', 1, '', 'x\nx', 'want exactly one line'),
+                (1, 'x', 1, '', '', 'want exactly one line'),
+                (1, '^x', 1, '', 'y x', 'the line does not match /^x/')):
             got = steps.judge(want, regex, rc, out, err)
             self.assertEqual(got if isinstance(bad, list) else got[0], bad)
 
