@@ -824,7 +824,8 @@ def matrix(config):
 def guest(label, kernel, suites, build, **boot):
     """Boot build-kernel.sh BUILD's kernel (BOOT: more of vm.run's arguments) running
     tools/guest/guest-check.sh KERNEL SUITES with the stage, files in
-    $SLABPARK_LOGDIR/check/LABEL/; then the host's checks of the files (slabpark.guest_out).
+    $SLABPARK_LOGDIR/check/LABEL/; then the host's checks of the files (slabpark.guest_out,
+    slabpark.guest_judge).
     SUITES may be a function of the step's Context: (suites, more stages SRC:DST)."""
     def run(ctx):
         want, more = suites(ctx) if callable(suites) else (suites, ())
@@ -868,8 +869,8 @@ STEPS = (
          what="make run HOST=1's refusals on fake trees and this host"),
     Step('docs', do_docs, what='every .rst valid; parameters, attributes, variables named'),
     Step('kernel-source', cmd('tools/kernel/kernel-src.sh'), what='the 7.3 tree'),
-    # after kernel-source: the tests that need the tree's ktap_helpers.sh and
-    # kunit_parser.py run, not skip, on a fresh cache
+    # after kernel-source: test_check's reading by the tree's kunit_parser.py runs, not
+    # skips, on a fresh cache
     Step('python', do_python, what="tools/slabpark's unit tests, make run's refusals"),
     Step('checkpatch', do_checkpatch, what='checkpatch --strict of the patches and sources'),
     Step('series-bisect', do_series_bisect, skip=ksrc('the series is not applied to your tree'),
