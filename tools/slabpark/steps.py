@@ -137,9 +137,9 @@ def fake(tree, **knobs):
 
 
 # (what, exit status, the regex of its one line, settings[, command]): without a command
-# CHECK_ONLY on top of HOST_CHECK, with one on top of make check's environment;
-# SLABPARK_SYSFS names a FAKE_TREES tree; {top}: this tree; {work}: the scratch directory
-# (kdir, bogus.ko); None unsets.  make run's refusals of a knob exit 2, run-host.sh's 1.
+# CHECK_ONLY on top of HOST_CHECK, with one on top of UNSET; SLABPARK_SYSFS names a
+# FAKE_TREES tree; {top}: this tree; {work}: the scratch directory (kdir, bogus.ko); None
+# unsets.  make run's refusals of a knob exit 2, run-host.sh's 1.
 HOST_REFUSALS = (
     ('complete tree passes', 0, '^slabpark: prerequisites ok: 2 nodes, SLUB counters, park '
      'switch, kernel ', {}),
@@ -195,18 +195,18 @@ HOST_REFUSALS = (
     ('a wrong argument: usage', 2, r'^python3 -m slabpark: error: unrecognized arguments: '
      '--bogus$', {'HOST': '1'}, make_run('{top}', '--bogus')),
     ('run-host.sh without the knobs: usage', 2, r'^usage: .*tools/run-host.sh \[--check-only\]',
-     {'HOST': '1', 'RUNS': None}, ('tools/run-host.sh',)),
+     {'HOST': '1'}, ('tools/run-host.sh',)),
 )
 # as nobody, from {work}/top (a copy of what make run HOST=1 runs first, which nobody can
-# read wherever the checkout is); MAKE* unset: a top-level make; KSRC: none under /root
+# read wherever the checkout is); MAKE* unset: a top-level make
 NOBODY = ('setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', 'env',
           'HOME=/nonexistent')
 NOBODY_REFUSALS = (
     ('not root (nobody, complete tree): refused', 1, ERR + '.*run it as root',
-     fake('full', HOST='1', KDIR='{work}/kdir', KSRC=None),
+     fake('full', HOST='1', KDIR='{work}/kdir'),
      NOBODY + make_run('{work}/top', '--check-only')),
     ('not root, make run HOST=1: refused', 2, ERR + r'.*run it as root \(sudo make run HOST=1\)',
-     {'MAKELEVEL': None, 'MAKEFLAGS': None, 'MFLAGS': None, 'KSRC': None},
+     {'MAKELEVEL': None, 'MAKEFLAGS': None, 'MFLAGS': None},
      NOBODY + ('make', '-s', '--no-print-directory', '-C', '{work}/top', 'run', 'HOST=1')),
 )
 
@@ -214,7 +214,7 @@ NOBODY_REFUSALS = (
 def host_case(ctx, work, case):
     what, want, regex, settings, *argv = case
     env = dict(os.environ)
-    for k, v in (settings if argv else dict(HOST_CHECK, **settings)).items():
+    for k, v in dict(UNSET if argv else HOST_CHECK, **settings).items():
         if v is None:
             env.pop(k, None)
         else:
@@ -248,8 +248,8 @@ def do_host_refusals(ctx):
             host_case(ctx, work, c)
         if not nobody:
             ctx.result(True, 'not root', 'SKIP needs root and setpriv to run as nobody')
-        rc = child([a.format(top=TOP) for a in CHECK_ONLY], capture=True, cwd=TOP,
-                   env=dict(os.environ, HOST='1'))
+        rc = child([a.format(top=TOP) for a in CHECK_ONLY], capture=True, cwd=TOP, env=dict({
+            k: v for k, v in os.environ.items() if k not in UNSET}, HOST='1'))
         host_case(ctx, work, ('this host (%s): ' % os.uname().release + (
             'refused (%s...)' % rc.stderr[:60].strip() if rc.returncode else
             'meets the prerequisites'), 1 if rc.returncode else 0,
@@ -741,8 +741,7 @@ def do_python(ctx):
     with ctx.subtest('run-refusals') as st, tempfile.TemporaryDirectory() as work:
         copy_package(work)
         bad = ['make run ' + knobs(case) for case, why in RUN_REFUSALS if not host_case(
-            ctx, work, ('make run ' + knobs(case), 2, ERR + why, dict(UNSET, **case),
-                        make_run('{work}')))]
+            ctx, work, ('make run ' + knobs(case), 2, ERR + why, case, make_run('{work}')))]
         st.ok = not bad
     if bad or not ut.ok:
         raise Fail('tools/slabpark: failed: ' + ', '.join(['the unit tests'] * (not ut.ok) + bad))
