@@ -199,8 +199,7 @@ HOST_REFUSALS = (
 )
 # as nobody, from {work}/top (a copy of what make run HOST=1 runs first, which nobody can
 # read wherever the checkout is); MAKE* unset: a top-level make
-NOBODY = ('setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', 'env',
-          'HOME=/nonexistent')
+NOBODY = ('setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', 'env', 'HOME=/nonexistent')
 NOBODY_REFUSALS = (
     ('not root (nobody, complete tree): refused', 1, ERR + '.*run it as root',
      fake('full', HOST='1', KDIR='{work}/kdir'),
@@ -865,8 +864,7 @@ STEPS = (
     Step('checkpatch', do_checkpatch, what='checkpatch --strict of the patches and sources'),
     Step('series-bisect', do_series_bisect, skip=ksrc('the series is not applied to your tree'),
          what='every patch builds mm/ with W=1, no new warnings'),
-    Step('bench-patches', do_bench_patches,
-         skip=ksrc('the bench patches are for the bench tree'),
+    Step('bench-patches', do_bench_patches, skip=ksrc('the bench patches are for the bench tree'),
          what='each bench-only patch applies to the series'),
     *(Step('matrix-' + c, matrix(c), skip=ksrc('the build matrix is for the bench tree'),
            what='mm/slub.o (and slub_kunit.o) with W=1, config ' + c)
