@@ -398,11 +398,16 @@ class HostRefusalsTest(unittest.TestCase):
             self.assertTrue(not want or regex.startswith(steps.ERR) or want == 2, what)
 
     def test_a_case_fails(self):
-        """a case's outcome not as wanted fails the step by its line"""
-        case = ('x', 1, '^never', {}, ('sh', '-c', 'echo no >&2; exit 1'))
-        rc, out = run_steps(self, [Step('h', lambda ctx: steps.host_case(
-            ctx, '/nonexistent', case))])
-        self.assertIn('    not ok 1 x', out)
+        """a case's outcome not as wanted fails the step by its line; a case with a command
+        runs with make check's knobs unset (RUNS=0 there is not the case's)"""
+        cases = (('x', 1, '^never', {}, ('sh', '-c', 'echo no >&2; exit 1')),
+                 ('y', 0, '^unset 1$', {'HOST': '1'},
+                  ('sh', '-c', 'test "$RUNS" || echo unset $HOST')))
+        with mock.patch.dict(os.environ, RUNS='0'):
+            rc, out = run_steps(self, [Step('h', lambda ctx: [
+                steps.host_case(ctx, '/nonexistent', c) for c in cases] and 0)])
+        self.assertEqual([t for t in out if 'ok 1 x' in t or 'ok 2 y' in t],
+                         ['    not ok 1 x', '    ok 2 y'])
         self.assertEqual(out[-1], 'check: 0 passed, 1 failed, 0 skipped')
 
     def test_fake_trees(self):
