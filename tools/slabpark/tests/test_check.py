@@ -410,6 +410,18 @@ class HostRefusalsTest(unittest.TestCase):
                          ['    not ok 1 x', '    ok 2 y'])
         self.assertEqual(out[-1], 'check: 0 passed, 1 failed, 0 skipped')
 
+    def test_this_host(self):
+        """this host's case runs as make run HOST=1 with make check's knobs would (its KDIR
+        there is the case's); a knob's refusal (RUNS=0) is its status 2, not a failure"""
+        with mock.patch.dict(os.environ, RUNS='0', KDIR='/k{0}'):
+            case = steps.this_host()
+            cases = (case, ('kdir', 0, r'^/k\{0\} 0$', case[3], ('sh', '-c', 'echo "$KDIR $RUNS"')))
+            rc, out = run_steps(self, [Step('h', lambda ctx: [
+                steps.host_case(ctx, '/nonexistent', c) for c in cases] and 0)])
+        self.assertEqual([t for t in out if t.startswith(('    ok', '    not ok'))], [
+            '    ok 1 this host (%s): refused (slabpark: error: RUNS=0: must be a positive '
+            'integer...)' % os.uname().release, '    ok 2 kdir'])
+
     def test_fake_trees(self):
         full = steps.FAKE_TREES['full']
         self.assertEqual(steps.fake_tree(), full)
