@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Unit tests of make check: its runner (slabpark.check), its KTAP (slabpark.ktap) and its steps
-(slabpark.steps).  Fixtures: step logs of make check runs (fixtures/check/)."""
+(slabpark.steps).  Fixtures (fixtures/check/): step logs of make check runs, and made-up ones
+(kselftest-runner.log: the kselftest runner's output; debug-gate-broken.log)."""
 
 import contextlib
 import glob
