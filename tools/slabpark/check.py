@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make check's runner: each step of slabpark.steps.STEPS one KTAP subtest
-of one document, its output nested by slabpark.ktap.Nester and kept in
-$SLABPARK_LOGDIR/check/<step>.log; the last line "check: N passed, N
-failed, N skipped".  A step's run(ctx) returns 0 or None (pass), SKIP (its
-last line the reason) or another status (fail), or raises Fail or vm.Error.
+"""make check's runner: each step of slabpark.steps.STEPS one KTAP subtest of one document, its
+output nested by slabpark.ktap.Nester and kept in $SLABPARK_LOGDIR/check/<step>.log; the last
+line "check: N passed, N failed, N skipped".  A step's run(ctx) returns 0 or None (pass), SKIP
+(its last line the reason) or another status (fail), or raises Fail or vm.Error.
 """
 
 import contextlib
@@ -43,11 +42,10 @@ def elapsed(env=os.environ):
 
 
 def popen(argv, **kw):
-    """A child in a session of its own, so that vm.stop stops it and what it
-    started (make -j's jobs); OSError as Fail."""
+    """A child in a session of its own, so that vm.stop stops it and what it started (make
+    -j's jobs); OSError as Fail."""
     try:
-        return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                                start_new_session=True, **kw)
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True, **kw)
     except OSError as err:
         raise Fail('%s: %s' % (argv[0], err.strerror))
 
@@ -55,8 +53,7 @@ def popen(argv, **kw):
 def child(argv, capture=False, **kw):
     """subprocess.run as popen starts it; CAPTURE: stdout and stderr as text."""
     if capture:
-        kw.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                  errors='replace')
+        kw.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors='replace')
     with popen(argv, **kw) as p:
         try:
             out, err = p.communicate()
@@ -67,15 +64,15 @@ def child(argv, capture=False, **kw):
 
 
 class Context:
-    """What a step runs in: each line it prints goes to its log and, nested,
-    to EMIT; RESULTS: step: verdict of the steps before."""
+    """What a step runs in: each line it prints goes to its log and, nested, to EMIT;
+    RESULTS: step: verdict of the steps before."""
 
     def __init__(self, name, log, emit, results):
         self.log = log
         self.results = results
         self.last = ''          # the last line it printed: a skip's reason
         self.nester = ktap.Nester(name, emit)
-        self._num = [0]     # the last result number of each open level
+        self._num = [0]         # the last result number of each open level
 
     def line(self, text):
         self.last = text = text.rstrip('\n')
@@ -83,9 +80,11 @@ class Context:
         self.log.flush()
         self.nester.feed(text)
 
-    def say(self, msg):
-        for t in str(msg).splitlines() or ['']:
-            self.line(t)
+    def say(self, *msgs, prefix=''):
+        """Each line of each of MSGS (str() of it), PREFIX before it."""
+        for msg in msgs:
+            for t in str(msg).splitlines() or ['']:
+                self.line(prefix + t)
 
     def result(self, ok, name, directive=None):
         self._num[-1] += 1
@@ -94,8 +93,8 @@ class Context:
 
     @contextlib.contextmanager
     def subtest(self, name):
-        """with ctx.subtest(NAME) as st: it fails when a st.result does, by
-        st.ok = False or by an exception; st.directive: its result's."""
+        """with ctx.subtest(NAME) as st: it fails when a st.result does, by st.ok = False or by
+        an exception; st.directive: its result's."""
         st = types.SimpleNamespace(ok=True, directive=None)
 
         def result(ok, what, directive=None):
@@ -117,11 +116,10 @@ class Context:
             self.result(st.ok, name, st.directive)
 
     def run(self, argv, env=None, check=False, cwd=TOP, capture=False):
-        """Run argv (ENV over os.environ), its stderr and, without CAPTURE,
-        its stdout into the step; returns its exit status or, with CAPTURE,
-        its stdout stripped.  CHECK: Fail when it failed."""
-        with tempfile.TemporaryFile() if capture else \
-                contextlib.nullcontext() as out:
+        """Run argv (ENV over os.environ), its stderr and, without CAPTURE, its stdout into
+        the step; returns its exit status or, with CAPTURE, its stdout stripped.  CHECK: Fail
+        when it failed."""
+        with tempfile.TemporaryFile() if capture else contextlib.nullcontext() as out:
             p = popen(argv, cwd=cwd, env=dict(os.environ, **(env or {})),
                       stdout=out if capture else subprocess.PIPE,
                       stderr=subprocess.PIPE if capture else subprocess.STDOUT)
@@ -170,15 +168,14 @@ def run_steps(todo, logs, out=sys.stdout, env=os.environ):
         out.flush()
     emit('KTAP version 1')
     emit('1..%d' % len(todo))
-    results = {}            # step: pass, fail or skip, for needs=
-    done = []               # (step, verdict) of each run
+    done = []               # (step, verdict) of each run: pass, fail or skip
     interrupted = False
     for n, st in enumerate(todo, 1):
         emit('# [%s] check %d: %s' % (elapsed(env), n, st.name))
         t0 = time.time()
         log = os.path.join(logs, st.name + '.log')
         with open(log, 'w') as f:
-            ctx = Context(st.name, f, emit, results)
+            ctx = Context(st.name, f, emit, dict(done))
             try:
                 rc = run_step(ctx, st, env)
             except KeyboardInterrupt:
@@ -190,7 +187,6 @@ def run_steps(todo, logs, out=sys.stdout, env=os.environ):
                 ctx.say('%d of its subtests failed' % failed)
                 rc = 1
         verdict = {0: 'pass', SKIP: 'skip'}.get(rc, 'fail')
-        results[st.name] = verdict
         dt = int(time.time() - t0)
         emit(ktap.result_line(verdict != 'fail', n, st.name, {
             'pass': '%ds' % dt, 'skip': 'SKIP ' + ctx.last.strip(),
@@ -205,14 +201,13 @@ def run_steps(todo, logs, out=sys.stdout, env=os.environ):
             emit('#   %s (%s.log)' % (s, os.path.join(logs, s)))
     emit('# make check took %s' % elapsed(env))
     count = [v for _, v in done].count
-    emit('check: %d passed, %d failed, %d skipped' % (
-        count('pass'), count('fail'), count('skip')))
+    emit('check: %d passed, %d failed, %d skipped' % tuple(map(count, ('pass', 'fail', 'skip'))))
     return 130 if interrupted else 1 if failed else 0
 
 
 def select(table, names, full):
-    """NAMES' steps in the order given, else all but the full-only ones (with
-    FULL all); ValueError for a bad request."""
+    """NAMES' steps in the order given, else all but the full-only ones (with FULL all);
+    ValueError for a bad request."""
     if full and names:
         raise ValueError('--full takes no steps')
     by_name = {s.name: s for s in table}
@@ -220,17 +215,15 @@ def select(table, names, full):
     if unknown:
         raise ValueError("unknown step '%s' (steps: %s)" % (
             unknown[0], ' '.join(s.name for s in table)))
-    return [by_name[n] for n in names] or [s for s in table
-                                           if full or not s.full]
+    return [by_name[n] for n in names] or [s for s in table if full or not s.full]
 
 
 def main(table, names, full=False, listing=False):
     if listing:
         for s in table:
-            extra = '; '.join((['needs ' + ','.join(s.needs)] if s.needs
-                               else []) + (['check-full'] if s.full else []))
-            print('%-17s %s%s' % (s.name, s.what,
-                                  ' (%s)' % extra if extra else ''))
+            extra = '; '.join(['needs ' + ','.join(s.needs)] * bool(s.needs) +
+                              ['check-full'] * s.full)
+            print('%-17s %s%s' % (s.name, s.what, ' (%s)' % extra if extra else ''))
         return 0
     try:
         todo = select(table, names, full)

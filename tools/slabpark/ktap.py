@@ -1,13 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""KTAP for make check: Nester nests a step's output, as it comes, into its
-subtest, for kunit.py parse to read down to the cases, as kunit_parser
-nests: "# Subtest: NAME" opens a subtest, the result line named NAME closes
-it (and, failed, what it holds); other results are children of the
-innermost open one, renumbered; a plan before a nested subtest's first
-child is kept; version lines go (a subtest's header is written with its
-first child); the rest are diagnostics.  After the kselftest runner's "#
-selftests: DIR: TEST", "# TAP version 13" opens that subtest, its lines
-one "# " deeper.  run_unittests: unittest as KTAP (python3 -m slabpark test).
+"""KTAP for make check: Nester nests a step's output, as it comes, into its subtest, for
+kunit.py parse to read down to the cases, as kunit_parser nests: "# Subtest: NAME" opens a
+subtest, the result line named NAME closes it (and, failed, what it holds); other results are
+children of the innermost open one, renumbered; a plan before a nested subtest's first child is
+kept; version lines go (a subtest's header is written with its first child); the rest are
+diagnostics.  After the kselftest runner's "# selftests: DIR: TEST", "# TAP version 13" opens
+that subtest, its lines one "# " deeper.  run_unittests: unittest as KTAP (python3 -m slabpark
+test).
 """
 
 import os
@@ -45,8 +44,8 @@ class Level:
 
 
 class Nester:
-    """feed() the lines of one step, then finish(); the body of the step's
-    subtest goes to emit(line), its result line is the caller's."""
+    """feed() the lines of one step, then finish(); the body of the step's subtest goes to
+    emit(line), its result line is the caller's."""
 
     def __init__(self, name, emit):
         self.emit = emit
@@ -127,9 +126,8 @@ class Nester:
 
 
 class KtapResult(unittest.TestResult):
-    """A KTAP result line per test as it ends, each failure's traceback as
-    diagnostics before it; a failing class or module fixture is a failing
-    line of its own."""
+    """A KTAP result line per test as it ends, each failure's traceback as diagnostics before
+    it; a failing class or module fixture is a failing line of its own."""
 
     def __init__(self, out):
         super().__init__()
@@ -138,8 +136,8 @@ class KtapResult(unittest.TestResult):
     def _line(self, test, ok, directive=None):
         self.n += 1
         self.bad += not ok
-        print(result_line(ok, self.n, test.id().removeprefix(
-            'slabpark.tests.'), directive), file=self.out, flush=True)
+        print(result_line(ok, self.n, test.id().removeprefix('slabpark.tests.'), directive),
+              file=self.out, flush=True)
 
     def startTest(self, test):
         self.status = (True, None)
@@ -179,11 +177,9 @@ def run_unittests(start_dir, top_dir, out=sys.stdout):
     print('KTAP version 1', file=out)
     res = KtapResult(out)
     suite.run(res)
-    print('# unittest: %d passed, %d failed' % (res.n - res.bad, res.bad),
-          file=out, flush=True)
+    print('# unittest: %d passed, %d failed' % (res.n - res.bad, res.bad), file=out, flush=True)
     return 1 if res.bad or not res.n else 0
 
 
 def main_test(top):
-    return run_unittests(os.path.join(top, 'tools', 'slabpark', 'tests'),
-                         os.path.join(top, 'tools'))
+    return run_unittests(os.path.join(top, 'tools/slabpark/tests'), os.path.join(top, 'tools'))

@@ -18,22 +18,32 @@ from . import config, guest_judge, guest_out, vm
 from .check import TOP, Fail, child, elapsed, setup_env
 
 
-def git_files(*patterns, others=False):
-    more = ['--others', '--exclude-standard'] if others else []
-    p = child(['git', 'ls-files', '--cached', *more, '--', *patterns], cwd=TOP, capture=True)
+def git_files(*patterns):
+    """The files git has (its index) matching PATTERNS: what a CI's checkout holds."""
+    p = child(['git', 'ls-files', '-z', '--cached', '--', *patterns], cwd=TOP, capture=True)
     if p.returncode:
         raise Fail('%s: needs a git checkout (git ls-files: %s)' % (TOP, p.stderr.strip()))
-    return sorted(set(p.stdout.split()))
+    return sorted(set(p.stdout.split('\0')) - {''})
 
 
 def build_kernel(ctx, *args):
     return ctx.capture(['tools/kernel/build-kernel.sh', *args])
 
 
-def say_lines(ctx, lines, prefix=''):
-    for t in lines:
-        for s in t.splitlines() or ['']:
-            ctx.say(prefix + s)
+def into(log, argv, mode='a', **kw):
+    """ARGV's stdout and stderr into the file LOG (MODE: open()'s); (its status, LOG's text)."""
+    with open(log, mode) as f:
+        rc = child(argv, stdout=f, stderr=subprocess.STDOUT, **kw).returncode
+    with open(log, errors='replace') as f:
+        return rc, f.read()
+
+
+def logged(ctx, argv, log, **kw):
+    """ARGV into LOG; when it fails, the log's last 20 lines said and Fail naming the log."""
+    rc, text = into(log, argv, **kw)
+    if rc:
+        ctx.say(*text.splitlines()[-20:], prefix='    ')
+        raise Fail('%s failed (log: %s)' % (' '.join(argv), log))
 
 
 def copy_package(top):
@@ -45,19 +55,15 @@ def copy_package(top):
 def judge(want, regex, rc, out, err):
     """What is wrong with an outcome: [] when it exited WANT with one line matching REGEX,
     on stderr for a refusal (WANT 1 or 2), on stdout for a pass, and nothing on the other
-    (make's own "make: ***" line aside)."""
+    (make's own "make: ***" line aside); else the reason, the status and both outputs."""
     err = '\n'.join(t for t in err.splitlines() if not re.match(r'make(\[\d+\])?: \*\*\*', t))
     out, err = out.rstrip('\n'), err.rstrip('\n')
     lines, other, where = (out, err, 'stderr') if want == 0 else (err, out, 'stdout')
-    if other:
-        return ['%s: %s' % (where, other)]
-    if rc != want:
-        return ['exit status %d, want %d' % (rc, want), 'stdout: ' + out, 'stderr: ' + err]
-    if not lines or '\n' in lines:
-        return ['want exactly one line, got:', lines]
-    if not re.search(regex, lines):
-        return ['the line does not match /%s/:' % regex, lines]
-    return []
+    why = ('want nothing on ' + where if other else
+           'exit status %d, want %d' % (rc, want) if rc != want else
+           'want exactly one line' if not lines or '\n' in lines else
+           'the line does not match /%s/' % regex if not re.search(regex, lines) else None)
+    return [why, 'exit status %d' % rc, 'stdout: ' + out, 'stderr: ' + err] if why else []
 
 
 # ---- host-refusals: make run HOST=1's prerequisite checks on fake sysfs trees
@@ -68,9 +74,11 @@ NODE = 'devices/system/node/'
 CPU = 'devices/system/cpu/cpu%d/topology/'
 
 
-def fake_tree(leave=()):
+def fake_tree(leave='', files=()):
     """{path: text, None for a directory}: sysfs with every prerequisite of make run HOST=1
-    on a 2-node patched kernel, but those LEAVE names; 'loaded' adds module/slub_stress."""
+    on a 2-node patched kernel, but those LEAVE names ('loaded' adds module/slub_stress);
+    FILES over it."""
+    leave = leave.split()
     t = {'kernel/debug': None, 'module': None}
     if 'numa' not in leave:
         t.update({NODE + 'node0/cpulist': '0-1', NODE + 'node1/cpulist': '2-3',
@@ -85,27 +93,23 @@ def fake_tree(leave=()):
                 t['kernel/debug/slab/%s/park' % c] = '1'
     if 'loaded' in leave:
         t['module/' + MODULE] = None
-    return t
+    return dict(t, **dict(files))
 
 
 FAKE_TREES = {
-    'full': ((), {}),
-    'onenode': (('nodes',), {}),
-    'numa-off': (('numa',), {}),
-    'nostats': (('stats',), {}),
-    'nopark': (('park',), {}),
-    'nostats-nopark': (('stats', 'park'), {}),
-    'nodebugfs': (('debugfs',), {}),
-    'loaded': (('loaded',), {}),
-    'oldpark': (('park',), {'kernel/slab/kmalloc-64/park': '1'}),
-    'cpuless': ((), {NODE + 'node1/cpulist': '', NODE + 'node2/cpulist': '2-3',
-                     NODE + 'online': '0-2', NODE + 'has_normal_memory': '0-2'}),
-    'memless': ((), {NODE + 'has_normal_memory': '0'}),
+    'full': fake_tree(), 'onenode': fake_tree('nodes'), 'numa-off': fake_tree('numa'),
+    'nostats': fake_tree('stats'), 'nopark': fake_tree('park'),
+    'nostats-nopark': fake_tree('stats park'), 'nodebugfs': fake_tree('debugfs'),
+    'loaded': fake_tree('loaded'),
+    'oldpark': fake_tree('park', {'kernel/slab/kmalloc-64/park': '1'}),
+    'cpuless': fake_tree('', {NODE + 'node1/cpulist': '', NODE + 'node2/cpulist': '2-3',
+                              NODE + 'online': '0-2', NODE + 'has_normal_memory': '0-2'}),
+    'memless': fake_tree('', {NODE + 'has_normal_memory': '0'}),
     # each node one core of 2 SMT threads
-    'smt': ((), dict({'devices/system/cpu/online': '0-3'}, **{
+    'smt': fake_tree('', {'devices/system/cpu/online': '0-3', **{
         CPU % c + f: v for c in range(4) for f, v in (
             ('physical_package_id', str(c // 2)),
-            ('thread_siblings_list', '%d-%d' % (c // 2 * 2, c // 2 * 2 + 1)))})),
+            ('thread_siblings_list', '%d-%d' % (c // 2 * 2, c // 2 * 2 + 1)))}}),
 }
 
 
@@ -126,7 +130,6 @@ CHECK_ONLY = make_run('{top}', '--check-only')
 # a case is its knobs alone, not this make check's (the Makefile exports them)
 UNSET = dict.fromkeys(set(config.BY_NAME) - {'SLABPARK_CACHE'})
 HOST_CHECK = dict(UNSET, HOST='1', SLABPARK_SYSFS='full', KDIR='{work}/kdir')
-SYSFS = 'SLABPARK_SYSFS'
 
 
 def fake(tree, **knobs):
@@ -134,9 +137,9 @@ def fake(tree, **knobs):
 
 
 # (what, exit status, the regex of its one line, settings[, command]): without a command
-# CHECK_ONLY on top of HOST_CHECK, with one on top of make check's environment; SYSFS names
-# a FAKE_TREES tree; {top}: this tree; {work}: the scratch directory (kdir, bogus.ko);
-# None unsets.  make run's refusals of a knob exit 2, run-host.sh's 1.
+# CHECK_ONLY on top of HOST_CHECK, with one on top of UNSET; SLABPARK_SYSFS names a
+# FAKE_TREES tree; {top}: this tree; {work}: the scratch directory (kdir, bogus.ko); None
+# unsets.  make run's refusals of a knob exit 2, run-host.sh's 1.
 HOST_REFUSALS = (
     ('complete tree passes', 0, '^slabpark: prerequisites ok: 2 nodes, SLUB counters, park '
      'switch, kernel ', {}),
@@ -148,8 +151,8 @@ HOST_REFUSALS = (
      ERR + r'this machine has 0 online NUMA node\(s\)', fake('numa-off')),
     ('no SLUB_STATS: refused', 1,
      ERR + 'kernel .* has no SLUB counters .*CONFIG_SLUB_STATS=y', fake('nostats')),
-    ('no park switch: refused, unpatched, base-only offered', 1,
-     ERR + 'kernel .* has no park switch .*unpatched.*rerun with HOST_BASE_ONLY=1', fake('nopark')),
+    ('no park switch: refused, unpatched, base-only offered', 1, ERR + 'kernel .* has no park '
+     'switch .*unpatched.*rerun with HOST_BASE_ONLY=1 for base-only numbers$', fake('nopark')),
     ('no stats and no park switch: the stats are named first', 1,
      ERR + '.*has no SLUB counters', fake('nostats-nopark')),
     ('debugfs not mounted: refused as such, not as unpatched', 1,
@@ -179,7 +182,8 @@ HOST_REFUSALS = (
     ('FREE_NODE=7 (not online): refused', 1, ERR + r'FREE_NODE=7: node 7 is not online \(online '
      r'nodes: 0,1,2\)', fake('cpuless', PLACEMENTS='cross', FREE_NODE='7')),
     ('memoryless node 1: the default pair refused', 1, ERR + 'only node 0 has online CPUs and '
-     'normal memory .*need two such nodes', fake('memless', PLACEMENTS='cross')),
+     'normal memory .*: cross and balanced need two such nodes$',
+     fake('memless', PLACEMENTS='cross')),
     ('FREE_NODE=1 without normal memory: passes with the warning', 0, r'prerequisites ok: .*, '
      r'nodes 0 -> 1, 2 threads \(warning: free node 1 has no normal memory: ',
      fake('memless', PLACEMENTS='cross', FREE_NODE='1')),
@@ -191,18 +195,17 @@ HOST_REFUSALS = (
     ('a wrong argument: usage', 2, r'^python3 -m slabpark: error: unrecognized arguments: '
      '--bogus$', {'HOST': '1'}, make_run('{top}', '--bogus')),
     ('run-host.sh without the knobs: usage', 2, r'^usage: .*tools/run-host.sh \[--check-only\]',
-     {'HOST': '1', 'RUNS': None}, ('tools/run-host.sh',)),
+     {'HOST': '1'}, ('tools/run-host.sh',)),
 )
 # as nobody, from {work}/top (a copy of what make run HOST=1 runs first, which nobody can
-# read wherever the checkout is); MAKE* unset: a top-level make; KSRC: none under /root
-NOBODY = ('setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', 'env',
-          'HOME=/nonexistent')
+# read wherever the checkout is); MAKE* unset: a top-level make
+NOBODY = ('setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', 'env', 'HOME=/nonexistent')
 NOBODY_REFUSALS = (
     ('not root (nobody, complete tree): refused', 1, ERR + '.*run it as root',
-     fake('full', HOST='1', KDIR='{work}/kdir', KSRC=None),
+     fake('full', HOST='1', KDIR='{work}/kdir'),
      NOBODY + make_run('{work}/top', '--check-only')),
     ('not root, make run HOST=1: refused', 2, ERR + r'.*run it as root \(sudo make run HOST=1\)',
-     {'MAKELEVEL': None, 'MAKEFLAGS': None, 'MFLAGS': None, 'KSRC': None},
+     {'MAKELEVEL': None, 'MAKEFLAGS': None, 'MFLAGS': None},
      NOBODY + ('make', '-s', '--no-print-directory', '-C', '{work}/top', 'run', 'HOST=1')),
 )
 
@@ -210,18 +213,18 @@ NOBODY_REFUSALS = (
 def host_case(ctx, work, case):
     what, want, regex, settings, *argv = case
     env = dict(os.environ)
-    for k, v in (settings if argv else dict(HOST_CHECK, **settings)).items():
+    for k, v in dict(UNSET if argv else HOST_CHECK, **settings).items():
         if v is None:
             env.pop(k, None)
         else:
-            env[k] = os.path.join(work, v) if k == SYSFS and v in FAKE_TREES else \
+            env[k] = os.path.join(work, v) if k == 'SLABPARK_SYSFS' and v in FAKE_TREES else \
                 v.format(work=work)
     p = child([a.format(work=work, top=TOP) for a in (argv or [CHECK_ONLY])[0]], env=env,
               cwd=TOP, capture=True)
     bad = judge(want, regex, p.returncode, p.stdout, p.stderr)
     if not bad and os.path.exists('/sys/module/' + MODULE):
         bad = ['%s is loaded afterwards' % MODULE]
-    say_lines(ctx, bad, '# ')
+    ctx.say(*bad, prefix='# ')
     return ctx.result(not bad, what)
 
 
@@ -232,8 +235,8 @@ def do_host_refusals(ctx):
         raise Fail('%s is loaded on this host: cannot tell whether a test loaded it' % MODULE)
     with tempfile.TemporaryDirectory() as work:
         os.chmod(work, 0o755)
-        for name, (leave, files) in FAKE_TREES.items():
-            write_tree(os.path.join(work, name), dict(fake_tree(leave), **files))
+        for name, tree in FAKE_TREES.items():
+            write_tree(os.path.join(work, name), tree)
         write_tree(work, {'kdir/Makefile': '# a fake kernel build tree', 'bogus.ko': 'no'})
         copy_package(os.path.join(work, 'top'))
         for f in ('Makefile', 'tools/run-host.sh', 'tools/lib.sh'):
@@ -244,13 +247,22 @@ def do_host_refusals(ctx):
             host_case(ctx, work, c)
         if not nobody:
             ctx.result(True, 'not root', 'SKIP needs root and setpriv to run as nobody')
-        rc = child([a.format(top=TOP) for a in CHECK_ONLY], capture=True, cwd=TOP,
-                   env=dict(os.environ, HOST='1'))
-        host_case(ctx, work, ('this host (%s): ' % os.uname().release + (
-            'refused (%s...)' % rc.stderr[:60].strip() if rc.returncode else
-            'meets the prerequisites'), 1 if rc.returncode else 0,
-            ERR if rc.returncode else '^slabpark: prerequisites ok', {'HOST': '1'}, CHECK_ONLY))
+        host_case(ctx, work, this_host())
     ctx.say('host-refusals: %d cases' % (len(cases) + 1))
+
+
+def this_host():
+    """The case of this host's kernel as make run HOST=1 checks it with make check's knobs
+    (KDIR, HOST_MODULE, HOST_BASE_ONLY, ...): refused (by a knob: status 2) or passed."""
+    p = child([a.format(top=TOP) for a in CHECK_ONLY], capture=True, cwd=TOP,
+              env=dict(os.environ, HOST='1'))
+    rc = p.returncode
+    mine = {k: os.environ[k].replace('{', '{{').replace('}', '}}') if k in os.environ else None
+            for k in UNSET}     # host_case formats them
+    return ('this host (%s): ' % os.uname().release + (
+        'refused (%s...)' % p.stderr[:60].strip() if rc else 'meets the prerequisites'),
+        0 if not rc else 2 if rc == 2 else 1, ERR if rc else '^slabpark: prerequisites ok',
+        dict(mine, HOST='1'), CHECK_ONLY)
 
 
 # ---- docs: the facts of the code that the documentation must name
@@ -371,7 +383,7 @@ def doc_checks(top):
 
 def do_docs(ctx):
     for name, bad, what in doc_checks(TOP):
-        say_lines(ctx, bad, '# ')
+        ctx.say(*bad, prefix='# ')
         ctx.result(not bad, name, None if bad else what)
 
 
@@ -381,16 +393,6 @@ def warnings_of(log):
     """The warnings and errors of a build log, less line numbers (code moved compares equal)."""
     return {re.sub(r':[0-9]+:[0-9]+:', ':', t, count=1)
             for t in log.splitlines() if re.match(r'[^ ]+:[0-9]+:[0-9]+: (warning|error):', t)}
-
-
-def logged(ctx, argv, log, env=None, cwd=None):
-    """Run argv into LOG; Fail naming the log, its last lines said, when it fails."""
-    with open(log, 'a') as f:
-        rc = child(argv, stdout=f, stderr=subprocess.STDOUT, env=env, cwd=cwd).returncode
-    if rc:
-        with open(log, errors='replace') as f:
-            say_lines(ctx, f.read().splitlines()[-20:], '    ')
-        raise Fail('%s failed (log: %s)' % (' '.join(argv), log))
 
 
 def do_series_bisect(ctx):
@@ -438,23 +440,19 @@ def do_series_bisect(ctx):
         ctx.run(['git', '-C', wt, 'checkout', '-q', '--detach', '-f', c], check=True)
         if not os.path.isfile(os.path.join(bdir, '.config')):
             logged(ctx, make + ['KCONFIG_ALLCONFIG=%s/slabpark.fragment' % bdir, 'allnoconfig'],
-                   os.path.join(bdir, 'config.log'), env)
+                   os.path.join(bdir, 'config.log'), env=env)
         log = os.path.join(bdir, 'build-%d.log' % i)
         ctx.say('# [%s] bisect build %d/%d: %s' % (elapsed(), i, len(commits), subj))
-        with open(log, 'w') as f:      # -k: an error is in the warning list too
-            rc = child(make + ['-k', 'mm/'], stdout=f, stderr=subprocess.STDOUT,
-                       env=env).returncode
-        with open(log, errors='replace') as f:
-            text = f.read()
+        rc, text = into(log, make + ['-k', 'mm/'], 'w', env=env)  # -k: errors listed too
         cur = warnings_of(text)
         if rc:
-            say_lines(ctx, [t for t in text.splitlines() if 'error' in t][:20])
+            ctx.say(*[t for t in text.splitlines() if 'error' in t][:20])
             ctx.result(False, subj)
             raise Fail("mm/ does not build at '%s' (log: %s)" % (subj, log))
         if prev is None:
             ctx.say('base: %d W=1 warning(s) in mm/ before the series' % len(cur))
         else:
-            say_lines(ctx, sorted(cur - prev))
+            ctx.say(*sorted(cur - prev))
             if not ctx.result(cur <= prev, subj):
                 raise Fail("'%s' adds W=1 warnings (log: %s)" % (subj, log))
         prev = cur
@@ -479,7 +477,7 @@ def vermagic(ko):
 
 
 def intree_result(ctx, bad, name, what):
-    say_lines(ctx, bad or [what])
+    ctx.say(*bad or [what])
     ctx.result(not bad, name)
     if bad:
         raise Fail('kselftest-intree: %s failed' % name)
@@ -498,6 +496,7 @@ def do_kselftest_intree(ctx):
     tree, inst, log = (os.path.join(out, f) for f in ('tree', 'install', 'log'))
     ksft = os.path.join(tree, 'tools/testing/selftests')
     park = os.path.join(ksft, 'slub_park')
+    make = ['make', '-C', ksft, 'TARGETS=slub_park', 'O=' + bdir]
     t0 = time.time()
     # one at a time: the scratch tree and O's kselftest/ are every clone's of this cache
     with open(out + '.lock', 'w') as lock:
@@ -507,19 +506,19 @@ def do_kselftest_intree(ctx):
         os.makedirs(tree)
         ctx.run(['cp', '-a', '--parents', 'tools/testing/selftests', 'scripts/subarch.include',
                  tree], cwd=vm.source_tree(bdir), check=True)
-        # as a CI's cp -r of a checkout: the files git has or would add
-        for f in git_files('selftests/slub_park', others=True):
+        # as a CI's cp -r of its checkout: the files git has, not what is left untracked here
+        for f in git_files('selftests/slub_park'):
             if os.path.lexists(os.path.join(TOP, f)):   # not deleted
                 dst = os.path.join(park, os.path.relpath(f, 'selftests/slub_park'))
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
                 shutil.copy2(os.path.join(TOP, f), dst, follow_symlinks=False)
         c = os.path.join(park, 'slub_stress/slub_stress.c')
         intree_result(ctx, ['cp -r did not carry the module source (selftests/slub_park/'
-                            'slub_stress/slub_stress.c must be the file, not a link)']
-                      if os.path.islink(c) or not os.path.getsize(c) else [], 'scratch-tree', tree)
+                            'slub_stress/slub_stress.c must be a file git has, not a link)']
+                      if os.path.islink(c) or not os.path.isfile(c) or not os.path.getsize(c)
+                      else [], 'scratch-tree', tree)
 
-        logged(ctx, ['make', '-C', ksft, 'TARGETS=slub_park', 'O=' + bdir,
-                     'USERLDFLAGS=-static'], log, env)
+        logged(ctx, make + ['USERLDFLAGS=-static'], log, env=env)
         ko = os.path.join(park, 'slub_stress/slub_stress.ko')
         bad = ['the build made no %s (log: %s)' % (ko, log)]
         if os.path.isfile(ko):
@@ -535,16 +534,15 @@ def do_kselftest_intree(ctx):
         intree_result(ctx, bad, 'build', 'slub_stress.ko (vermagic %s), %s (static)'
                       % (release, INTREE_PROG))
 
-        p = child(['make', '-s', '-C', ksft, 'TARGETS=slub_park', 'O=' + bdir,
-                   'KDIR=%s/not-a-kernel' % out], env=env, capture=True)
+        p = child(make + ['-s', 'KDIR=%s/not-a-kernel' % out], env=env, capture=True)
         refusal = [t for t in (p.stdout + p.stderr).splitlines()
                    if re.search('slub_park: KDIR=.* differs from O=', t)]
         intree_result(ctx, [] if p.returncode and len(refusal) == 1 else [
             p.stdout + p.stderr, "want a failure with one 'KDIR=... differs from O=' line, got "
             "status %d" % p.returncode], 'kdir-refused', refusal[:1] and refusal[0])
 
-        logged(ctx, ['./kselftest_install.sh', inst], log, dict(
-            env, MAKEFLAGS='TARGETS=slub_park USERLDFLAGS=-static', KBUILD_OUTPUT=bdir), ksft)
+        logged(ctx, ['./kselftest_install.sh', inst], log, cwd=ksft, env=dict(
+            env, MAKEFLAGS='TARGETS=slub_park USERLDFLAGS=-static', KBUILD_OUTPUT=bdir))
         bad = ['kselftest_install.sh left no %s/%s' % (inst, f) for f in INTREE_FILES
                if not os.path.exists(os.path.join(inst, f))]
         if not bad:     # -l lists kselftest-list.txt
@@ -554,9 +552,35 @@ def do_kselftest_intree(ctx):
     ctx.say('built and installed in %d s: %s' % (time.time() - t0, inst))
 
 
-# ---- the debug kernels: debug-gate, kunit-mutants
+# ---- the guest steps: guest-*, race-widen, boot-*, debug-gate*, kunit-mutants
 
-def stage_debug(ctx, bdir):
+def boot(ctx, bdir, label, script, args, stages, **kw):
+    """tools/guest/SCRIPT ARGS in a guest of BDIR's kernel with STAGES (SRC:DST; KW: more of
+    vm.run's arguments), its files in $SLABPARK_LOGDIR/check/LABEL/: (its status, that dir)."""
+    out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check', label)
+    return vm.run(bdir, 'tools/guest/' + script, args, out, stages, emit=ctx.line, **kw), out
+
+
+def guest(label, kernel, suites, build, **kw):
+    """Boot build-kernel.sh BUILD's kernel running guest-check.sh KERNEL SUITES with the stage;
+    then the host's checks of the files (slabpark.guest_out, slabpark.guest_judge).  SUITES
+    may be a function of the step's Context: (suites, more stages SRC:DST)."""
+    def run(ctx):
+        want, more = suites(ctx) if callable(suites) else (suites, ())
+        bdir = build_kernel(ctx, *build)
+        rc, out = boot(ctx, bdir, label, 'guest-check.sh', [kernel, *want],
+                       [vm.stage(bdir, ctx.line) + ':.', *more], **kw)
+        files = os.path.join(out, 'files')
+        if not (guest_out.check(ctx, files, kernel, want) &
+                guest_judge.check(ctx, files, kernel, want, bdir)):
+            raise Fail('the files the guest returned failed their checks')
+        return rc
+    return run
+
+
+def debug_kernel(ctx, variant):
+    """build-kernel.sh VARIANT's debug kernel, with kmemleak and slub_kunit.ko: (it, its stage)."""
+    bdir = build_kernel(ctx, '--variant', variant, '--config', 'debug')
     with open(os.path.join(bdir, '.config')) as f:
         if not re.search('^CONFIG_DEBUG_KMEMLEAK=y', f.read(), re.M):
             raise Fail('%s is not a debug kernel (no CONFIG_DEBUG_KMEMLEAK)' % bdir)
@@ -564,7 +588,7 @@ def stage_debug(ctx, bdir):
     if not os.path.isfile(os.path.join(stage, 'kunit/slub_kunit.ko')):
         raise Fail('no slub_kunit.ko in %s: the debug kernel needs CONFIG_SLUB_KUNIT_TEST=m'
                    % bdir)
-    return stage
+    return bdir, stage
 
 
 def last_line(path, prefix):
@@ -579,20 +603,18 @@ def guest_timeout(default):
     return None if os.environ.get('GUEST_TIMEOUT') else default     # None: vm.run's
 
 
-def debug_gate(boot):
+def debug_gate(mode):
     """tools/guest/guest-debug-gate.sh (any splat fails) on the patched debug kernel, every
-    cache at its default parking mode (BOOT default) or park=2 (park2); the park2 boot
+    cache at its default parking mode (MODE default) or park=2 (park2); the park2 boot
     leaves the groups that do not depend on the mode to the default boot."""
     def run(ctx):
-        bdir = build_kernel(ctx, '--variant', 'patched', '--config', 'debug')
-        stage = stage_debug(ctx, bdir)
-        name = 'debug-gate-' + boot
-        out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check', name)
-        skips = ('kselftest', 'fuzz-params', 'rmmod') if boot == 'park2' else ()
+        bdir, stage = debug_kernel(ctx, 'patched')
+        name = 'debug-gate-' + mode
+        skips = ('kselftest', 'fuzz-params', 'rmmod') if mode == 'park2' else ()
         t0 = time.time()
         with ctx.subtest(name) as st:
-            rc = vm.run(bdir, 'tools/guest/guest-debug-gate.sh', [boot, *skips], out,
-                        [stage + ':.'], timeout=guest_timeout(3000), emit=ctx.line)
+            rc, out = boot(ctx, bdir, name, 'guest-debug-gate.sh', [mode, *skips],
+                           [stage + ':.'], timeout=guest_timeout(3000))
             line = last_line(os.path.join(out, 'console.txt'), 'SLABPARK-DEBUG-GATE ')
             judged = guest_judge.check(
                 ctx, os.path.join(out, 'files'), 'debug',
@@ -612,18 +634,15 @@ BREAK_MODES = (0, 1, 2, 4, 8, 16, 32, 64)
 def do_kunit_mutants(ctx):
     """slub_kunit's parking cases on the debug kernel with parking broken on purpose, a
     boot per mode: each fails exactly the cases that test what it breaks."""
-    bdir = build_kernel(ctx, '--variant', 'break', '--config', 'debug')
-    stage = stage_debug(ctx, bdir)
+    bdir, stage = debug_kernel(ctx, 'break')
     lib = 'kselftest/slub_park/slub_park_lib.sh'
     for m in BREAK_MODES:
-        out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check', 'kunit-mutant-%d' % m)
         with ctx.subtest('break-mode-%d' % m) as st:
-            rc = vm.run(bdir, 'tools/guest/guest-kunit-mutants.sh', [str(m)], out,
-                        [stage + '/tools:tools', stage + '/kunit:kunit',
-                         '%s/%s:%s' % (stage, lib, lib)],
-                        append='slub_break_parking=%d kunit.filter_glob=%s' % (
-                            m, guest_judge.mutant_glob(m)),
-                        timeout=guest_timeout(900), emit=ctx.line)
+            rc, out = boot(ctx, bdir, 'kunit-mutant-%d' % m, 'guest-kunit-mutants.sh', [str(m)],
+                           [stage + '/tools:tools', stage + '/kunit:kunit',
+                            '%s/%s:%s' % (stage, lib, lib)],
+                           append='slub_break_parking=%d kunit.filter_glob=%s' % (
+                               m, guest_judge.mutant_glob(m)), timeout=guest_timeout(900))
             st.ok = guest_judge.result(ctx, 'mode-%d-host' % m, guest_judge.mutant(
                 guest_judge.read(out, 'files/kunit-slub_test.ktap'), m)) and rc == 0
             if rc:
@@ -724,17 +743,16 @@ def knobs(case):
 def do_python(ctx):
     """The package's unit tests, and RUN_REFUSALS from a copy of the package alone (which
     a refusal that fails cannot build or boot with)."""
-    with ctx.subtest('unittest') as st:
-        st.ok = ctx.run([sys.executable, '-m', 'slabpark', 'test'],
+    with ctx.subtest('unittest') as ut:
+        ut.ok = ctx.run([sys.executable, '-m', 'slabpark', 'test'],
                         env={'PYTHONPATH': os.path.join(TOP, 'tools')}) == 0
-    ok = st.ok
     with ctx.subtest('run-refusals') as st, tempfile.TemporaryDirectory() as work:
         copy_package(work)
-        for case, why in RUN_REFUSALS:
-            st.ok &= host_case(ctx, work, ('make run ' + knobs(case), 2, ERR + why,
-                                           dict(UNSET, **case), make_run('{work}')))
-    if not ok or not st.ok:
-        raise Fail('tools/slabpark: unit tests or refusals failed')
+        bad = ['make run ' + knobs(case) for case, why in RUN_REFUSALS if not host_case(
+            ctx, work, ('make run ' + knobs(case), 2, ERR + why, case, make_run('{work}')))]
+        st.ok = not bad
+    if bad or not ut.ok:
+        raise Fail('tools/slabpark: failed: ' + ', '.join(['the unit tests'] * (not ut.ok) + bad))
     ctx.say('tools/slabpark: unit tests and %d refusals pass' % len(RUN_REFUSALS))
 
 
@@ -799,46 +817,25 @@ def do_bench_patches(ctx):
         ctx.result(not bad, rel)
 
 
-def matrix(config):
-    """The series alone: mm/slub.o with W=1 in CONFIG, then with slub_kunit and its parking
-    cases (kunit.config: DEBUG_VM, KPROBES) where CONFIG can have it (not SLUB_TINY)."""
+def matrix(cfg):
+    """The series alone: mm/slub.o with W=1 in CFG, then with slub_kunit and its parking
+    cases (kunit.config: DEBUG_VM, KPROBES) where CFG can have it (not SLUB_TINY)."""
     def run(ctx):
-        for cfg, targets in ((config, ['mm/slub.o']),
-                             (config + '+kunit', ['mm/slub.o', 'lib/tests/slub_kunit.o'])):
-            if config == 'tiny' and cfg != config:
-                continue
-            bdir = build_kernel(ctx, '--variant', 'series', '--config', cfg,
+        for c, targets in ((cfg, ['mm/slub.o']), (cfg + '+kunit', [
+                'mm/slub.o', 'lib/tests/slub_kunit.o']))[:1 if cfg == 'tiny' else 2]:
+            bdir = build_kernel(ctx, '--variant', 'series', '--config', c,
                                 '--target', ' '.join(targets), '--w1')
             with open(os.path.join(bdir, 'build.log'), errors='replace') as f:
                 warn = [t.rstrip('\n') for t in f if re.match(
                     r'[^ ]*(mm/slub|lib/tests/slub_kunit)\.c:[0-9]+:[0-9]+: (warning|error)', t)]
-            missing = ['%s was not built with config %s' % (o, cfg) for o in targets
+            missing = ['%s was not built with config %s' % (o, c) for o in targets
                        if not os.path.isfile(os.path.join(bdir, o))]
-            say_lines(ctx, warn + missing)
-            if not ctx.result(not warn and not missing, cfg):
-                raise Fail('W=1 warnings with config %s' % cfg if warn else
-                           'not built with config %s' % cfg)
+            ctx.say(*warn + missing)
+            if not ctx.result(not warn and not missing, c):
+                raise Fail('W=1 warnings with config %s' % c if warn else
+                           'not built with config %s' % c)
             ctx.say('%s build with W=1 and no warnings: base + %s'
-                    % (' '.join(targets), cfg.replace('+', ' + ')))
-    return run
-
-
-def guest(label, kernel, suites, build, **boot):
-    """Boot build-kernel.sh BUILD's kernel (BOOT: more of vm.run's arguments) running
-    tools/guest/guest-check.sh KERNEL SUITES with the stage, files in
-    $SLABPARK_LOGDIR/check/LABEL/; then the host's checks of the files (slabpark.guest_out).
-    SUITES may be a function of the step's Context: (suites, more stages SRC:DST)."""
-    def run(ctx):
-        want, more = suites(ctx) if callable(suites) else (suites, ())
-        bdir = build_kernel(ctx, *build)
-        out = os.path.join(os.environ['SLABPARK_LOGDIR'], 'check', label)
-        rc = vm.run(bdir, 'tools/guest/guest-check.sh', [kernel, *want], out,
-                    [vm.stage(bdir, ctx.line) + ':.', *more], emit=ctx.line, **boot)
-        files = os.path.join(out, 'files')
-        if not (guest_out.check(ctx, files, kernel, want) &
-                guest_judge.check(ctx, files, kernel, want, bdir)):
-            raise Fail('the files the guest returned failed their checks')
-        return rc
+                    % (' '.join(targets), c.replace('+', ' + ')))
     return run
 
 
@@ -870,14 +867,13 @@ STEPS = (
          what="make run HOST=1's refusals on fake trees and this host"),
     Step('docs', do_docs, what='every .rst valid; parameters, attributes, variables named'),
     Step('kernel-source', cmd('tools/kernel/kernel-src.sh'), what='the 7.3 tree'),
-    # after kernel-source: the tests that need the tree's ktap_helpers.sh and
-    # kunit_parser.py run, not skip, on a fresh cache
+    # after kernel-source: test_check's reading by the tree's kunit_parser.py runs, not
+    # skips, on a fresh cache
     Step('python', do_python, what="tools/slabpark's unit tests, make run's refusals"),
     Step('checkpatch', do_checkpatch, what='checkpatch --strict of the patches and sources'),
     Step('series-bisect', do_series_bisect, skip=ksrc('the series is not applied to your tree'),
          what='every patch builds mm/ with W=1, no new warnings'),
-    Step('bench-patches', do_bench_patches,
-         skip=ksrc('the bench patches are for the bench tree'),
+    Step('bench-patches', do_bench_patches, skip=ksrc('the bench patches are for the bench tree'),
          what='each bench-only patch applies to the series'),
     *(Step('matrix-' + c, matrix(c), skip=ksrc('the build matrix is for the bench tree'),
            what='mm/slub.o (and slub_kunit.o) with W=1, config ' + c)
