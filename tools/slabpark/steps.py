@@ -127,8 +127,9 @@ def make_run(top, *args):
 
 
 CHECK_ONLY = make_run('{top}', '--check-only')
-# a case is its knobs alone, not this make check's (the Makefile exports them)
-UNSET = dict.fromkeys(set(config.BY_NAME) - {'SLABPARK_CACHE'})
+# a case is its knobs alone, not this make check's (the Makefile exports them) nor the
+# caller's test hook SLABPARK_SYSFS
+UNSET = dict.fromkeys(set(config.BY_NAME) - {'SLABPARK_CACHE'} | {'SLABPARK_SYSFS'})
 HOST_CHECK = dict(UNSET, HOST='1', SLABPARK_SYSFS='full', KDIR='{work}/kdir')
 
 
