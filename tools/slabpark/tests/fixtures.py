@@ -375,3 +375,5 @@ def refresh() -> None:
             got = outputs(case, os.path.join(tmp, case))
         for name in ('report.txt', 'summary.txt') + KEEP.get(case, ()):
             write(os.path.join(DATA, 'outputs', case, name), got[name])
+    from slabpark.tests import test_slabstat
+    test_slabstat.refresh()
