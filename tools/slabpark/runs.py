@@ -324,22 +324,22 @@ def min_partial_runs(results: str) -> List[Run]:
         if not os.path.exists(path):
             continue
         cols: List[str] = []
+        # line by line: a bad row is refused before a later line fails to decode
         with open(path) as f:
-            lines = f.read().split('\n')
-        for line in lines:
-            w = line.split()
-            if w[:1] == ['round']:
-                cols = w
-            elif w and w[0] != '#':
-                if len(w) != len(cols):
-                    raise ValueError('%s: %d fields in a row of %d columns: %s' % (
-                        path, len(w), len(cols), line.strip()))
-                row = dict(zip(cols, w))
-                m = {k: float(v) for k, v in row.items() if k not in ('round', 'mode')}
-                if m.get('allocs'):
-                    m['churn_per_m'] = m.get('churn', 0) * 1e6 / m['allocs']
-                if m.get('parked_samples'):
-                    m['parked_mean'] = m.get('parked_sum', 0) / m['parked_samples']
-                out.append(Run('cross', 'park=%s mp=%s' % (row['mode'], row['min_partial']),
-                               boot, int(row['round']), m))
+            for line in f:
+                w = line.split()
+                if w[:1] == ['round']:
+                    cols = w
+                elif w and w[0] != '#':
+                    if len(w) != len(cols):
+                        raise ValueError('%s: %d fields in a row of %d columns: %s' % (
+                            path, len(w), len(cols), line.strip()))
+                    row = dict(zip(cols, w))
+                    m = {k: float(v) for k, v in row.items() if k not in ('round', 'mode')}
+                    if m.get('allocs'):
+                        m['churn_per_m'] = m.get('churn', 0) * 1e6 / m['allocs']
+                    if m.get('parked_samples'):
+                        m['parked_mean'] = m.get('parked_sum', 0) / m['parked_samples']
+                    out.append(Run('cross', 'park=%s mp=%s' % (row['mode'], row['min_partial']),
+                                   boot, int(row['round']), m))
     return out
