@@ -10,32 +10,23 @@ from . import facts as F
 from . import runs as R
 from .stats import Spread, beyond_noise, fmt_num, fmt_spread
 
-DERIVED = (
-    ('park_ratio', 'park ratio'),
-    ('free_slowpath_ratio', 'free_slowpath share'),
-    ('waits_slab_free', 'waits __slab_free'),
-    ('park_balance', 'park - unpark'),
-    ('page_churn', 'alloc_slab+free_slab'),
-    ('sheaf_flushes', 'sheaf flushes'),
-    ('barn_put_fail_per_flush', 'barn_put_fail/flush'),
-)
+DERIVED = (('park_ratio', 'park ratio'), ('free_slowpath_ratio', 'free_slowpath share'),
+           ('waits_slab_free', 'waits __slab_free'), ('park_balance', 'park - unpark'),
+           ('page_churn', 'alloc_slab+free_slab'), ('sheaf_flushes', 'sheaf flushes'),
+           ('barn_put_fail_per_flush', 'barn_put_fail/flush'))
 PERCENT = ('park_ratio', 'free_slowpath_ratio')
 # lock_stat's &n->list_lock (LOCKSTAT=1)
-LOCKSTAT_ROWS = (
-    ('lock_contentions', 'contentions'),
-    ('lock_acquisitions', 'acquisitions'),
-    ('lock_wait_ms', 'wait ms'),
-) + tuple(('waits_' + s, 'waits ' + s) for s in R.LOCKSTAT_SITES)
+LOCKSTAT_ROWS = (('lock_contentions', 'contentions'), ('lock_acquisitions', 'acquisitions'),
+                 ('lock_wait_ms', 'wait ms')) + tuple(('waits_' + s, 'waits ' + s)
+                                                      for s in R.LOCKSTAT_SITES)
 
 # mode directory park<mode>, word, name; 3: the measurement kernel's only
-PARK_MODES = (('0', 'off', 'off (park=0)'),
-              ('1', 'on', 'on contention (park=1)'),
-              ('2', 'always', 'always (park=2)'),
-              ('3', 'on+empty', 'on+empty (park=3)'),
+PARK_MODES = (('0', 'off', 'off (park=0)'), ('1', 'on', 'on contention (park=1)'),
+              ('2', 'always', 'always (park=2)'), ('3', 'on+empty', 'on+empty (park=3)'),
               ('base', 'base', 'base kernel'))
 WORD = {m: w for m, w, _ in PARK_MODES}
-MODE_SHORT = {R.group_of('park' + m): w if m == 'base' else 'park=%s %s' %
-              (m, w) for m, w, _ in PARK_MODES}
+MODE_SHORT = {R.group_of('park' + m): w if m == 'base' else 'park=%s %s' % (m, w)
+              for m, w, _ in PARK_MODES}
 MODE_NAME = {R.group_of('park' + m): n for m, _, n in PARK_MODES}
 REFERENCE = 'park=0'
 
@@ -51,19 +42,27 @@ def reference(gs: Sequence[str]) -> str:
 def fmt_value(key: str, x: float) -> str:
     if key.split('.')[-1] in PERCENT:
         return '%.0f%%' % x if abs(x) >= 10 or x == 0 else '%.1f%%' % x
-    if key == 'barn_put_fail_per_flush':
-        return '%.2f' % x
-    return fmt_num(x)
+    return '%.2f' % x if key == 'barn_put_fail_per_flush' else fmt_num(x)
+
+
+def line(label: str, cells: Sequence[str], label_w: int, cell_w: int) -> str:
+    """LABEL left in LABEL_W columns, each cell right in CELL_W; no trailing blanks"""
+    return (label.ljust(label_w) + ''.join(c.rjust(cell_w) for c in cells)).rstrip()
+
+
+def runs_of(sr, gs: Sequence[str]) -> str:
+    """'G N runs, ...' of the runs SR, and their boots"""
+    boots = {r.boot for r in sr if r.boot}
+    return ', '.join('%s %d runs' % (g, sum(r.group == g for r in sr)) for g in gs), \
+        ' (%d boots)' % len(boots) if boots else ''
 
 
 def local_ops(runs) -> List[float]:
     """the noise floor's ops/s: local parks nothing, so all its modes
     (a sweep's at the smallest capacity); the base kernel's runs other
     code: only where there are no others"""
-    local = [s for s in R.scenarios(runs)
-             if s == 'local' or s.startswith('local-sc')][:1]
-    sr = [r for r in runs if r.scenario in local and
-          r.kind.get('ops_per_sec') == 'result']
+    local = [s for s in R.scenarios(runs) if s == 'local' or s.startswith('local-sc')][:1]
+    sr = [r for r in runs if r.scenario in local and r.kind.get('ops_per_sec') == 'result']
     if any(r.group != 'base' for r in sr):
         sr = [r for r in sr if r.group != 'base']
     return [r.metrics['ops_per_sec'] for r in sr]
@@ -74,14 +73,13 @@ def ops_floor(runs) -> Optional[float]:
     return s.rel_spread_pct() if s else None
 
 
-def verdict(ref: Optional[Spread], s: Optional[Spread],
-            key: str = '', floor: Optional[float] = None) -> str:
+def verdict(ref: Optional[Spread], s: Optional[Spread], key: str = '',
+            floor: Optional[float] = None) -> str:
     """beyond: ranges apart, the medians differ as printed (50.00% and
     50.01% do not), for ops/s by more than FLOOR percent"""
     if ref is None or s is None or ref.n < 2 or s.n < 2:
         return 'noise unknown'
-    if not beyond_noise(ref, s) or \
-            fmt_value(key, ref.med) == fmt_value(key, s.med):
+    if not beyond_noise(ref, s) or fmt_value(key, ref.med) == fmt_value(key, s.med):
         return 'within noise'
     if key == 'ops_per_sec' and floor is not None and ref.med and \
             100.0 * abs(s.med - ref.med) / abs(ref.med) <= floor:
@@ -93,8 +91,7 @@ def plain(x: float) -> str:
     return '%d' % x if x == int(x) else '%g' % x
 
 
-def wrap_pairs(title: str, pairs: Sequence[str],
-               indent: str = '  ') -> List[str]:
+def wrap_pairs(title: str, pairs: Sequence[str], indent: str = '  ') -> List[str]:
     lines: List[str] = []
     cur = title
     for i, p in enumerate(pairs):
@@ -108,10 +105,9 @@ def wrap_pairs(title: str, pairs: Sequence[str],
 
 def header_lines(results: str, runs, width: int) -> List[str]:
     meta = F.read_meta(results)
-    kernel = next((r.kernel for r in runs if r.kernel), '') or \
-        meta.get('kernel', 'unknown')
-    topo = next((t for t in (F.read_pairs(files + '/topology', '=') for _, files
-                             in R.data_dirs(results)) if t), {})
+    kernel = next((r.kernel for r in runs if r.kernel), '') or meta.get('kernel', 'unknown')
+    topo = next((t for t in (F.read_pairs(files + '/topology', '=')
+                             for _, files in R.data_dirs(results)) if t), {})
     lines = ['kernel %s, series %s, project %s' % (
         kernel, meta.get('series', 'unknown'), meta.get('project', 'unknown'))]
     where = meta.get('where', '')
@@ -130,10 +126,10 @@ def header_lines(results: str, runs, width: int) -> List[str]:
 
 def _const_lines(runs) -> List[str]:
     same: List[str] = []
+    out = ["== configuration (constants of every run: the cache's facts, the module's settings)"]
     varying: List[str] = []
     for k in sorted({k for r in runs for k in r.of('const')}):
-        vals = {(r.scenario, r.group): r.metrics[k] for r in runs
-                if r.kind.get(k) == 'const'}
+        vals = {(r.scenario, r.group): r.metrics[k] for r in runs if r.kind.get(k) == 'const'}
         if len(set(vals.values())) == 1:
             same.append('%s %s' % (k, plain(next(iter(vals.values())))))
             continue
@@ -144,15 +140,10 @@ def _const_lines(runs) -> List[str]:
                 by.setdefault(sg[i], set()).add(v)
             if all(len(v) == 1 for v in by.values()):
                 break
-        varying.append('%s: %s' % (k, ', '.join(
+        varying += wrap_pairs('  ', ['%s: %s' % (k, ', '.join(
             '%s %s' % (x, '/'.join(plain(v) for v in sorted(by[x])))
-            for x in sorted(by, key=order))))
-    out = ['== configuration (constants of every run: the cache\'s facts, '
-           'the module\'s settings)']
-    out += wrap_pairs('  ', same)
-    for v in varying:
-        out += wrap_pairs('  ', [v], indent='    ')
-    return out
+            for x in sorted(by, key=order)))], indent='    ')
+    return out + wrap_pairs('  ', same) + varying
 
 
 def scenario_table(runs, sc: str, floor: Optional[float] = None) -> List[str]:
@@ -160,21 +151,14 @@ def scenario_table(runs, sc: str, floor: Optional[float] = None) -> List[str]:
     gs = R.groups(sr)
     ref = reference(gs)
     sp = R.spreads(sr, {k for r in sr for k in r.metrics})
-    boots = {r.boot for r in sr if r.boot}
-    dur = {r.metrics.get('duration_ms') for r in sr
-           if r.kind.get('duration_ms') == 'const'}
+    dur = {r.metrics.get('duration_ms') for r in sr if r.kind.get('duration_ms') == 'const'}
+    counts, boots = runs_of(sr, gs)
     lines = ['', '== placement %s: %s%s%s' % (
-        sc, ', '.join('%s %d runs' % (g, sum(r.group == g for r in sr))
-                      for g in gs),
-        ' of %s ms' % plain(next(iter(dur))) if len(dur) == 1 else '',
-        ' (%d boots)' % len(boots) if boots else ''),
-        '   median min-max of the runs; * = beyond noise: range apart from '
-        '%s\'s' % ref]
+        sc, counts, ' of %s ms' % plain(next(iter(dur))) if len(dur) == 1 else '', boots),
+        "   median min-max of the runs; * = beyond noise: range apart from %s's" % ref]
     if floor is not None:
-        lines.append('   (ops/s also by more than the noise floor, %.0f%%)'
-                     % floor)
-    lines.append((''.ljust(LABEL_W) + ''.join(
-        MODE_SHORT.get(g, g).rjust(CELL_W) for g in gs)).rstrip())
+        lines.append('   (ops/s also by more than the noise floor, %.0f%%)' % floor)
+    lines.append(line('', [MODE_SHORT.get(g, g) for g in gs], LABEL_W, CELL_W))
 
     def section(title: str, rows) -> None:
         body = []
@@ -183,21 +167,17 @@ def scenario_table(runs, sc: str, floor: Optional[float] = None) -> List[str]:
             if all(c is None for c in cells):
                 continue
             rs = cells[gs.index(ref)]
-            line = ('  ' + label)[:LABEL_W - 1].ljust(LABEL_W)
-            for g, c in zip(gs, cells):
-                mark = '*' if g != ref and verdict(rs, c, key, floor) == \
-                    'beyond noise' else ' '
-                cell = fmt_spread(c, lambda x: fmt_value(key, x))
-                line += (cell + mark).rjust(CELL_W)
-            body.append(line.rstrip())
+            body.append(line(('  ' + label)[:LABEL_W - 1], [
+                fmt_spread(c, lambda x: fmt_value(key, x)) + (
+                    '*' if g != ref and verdict(rs, c, key, floor) == 'beyond noise' else ' ')
+                for g, c in zip(gs, cells)], LABEL_W, CELL_W))
         if body:
             lines.extend([title] + body)
 
     def keys(kind: str) -> List[str]:
         return sorted({k for r in sr for k in r.of(kind)})
 
-    counters = [k for k in keys('counter')
-                if any(r.metrics.get(k) for r in sr)]
+    counters = [k for k in keys('counter') if any(r.metrics.get(k) for r in sr)]
     zero = [k for k in keys('counter') if k not in counters]
     section('counters (delta over a run)', [(k, k) for k in counters])
     if zero:
@@ -206,19 +186,16 @@ def scenario_table(runs, sc: str, floor: Optional[float] = None) -> List[str]:
             [(k, k) for k in keys('gauge')])
     section('derived', DERIVED)
     section('module results', [(k, k) for k in keys('result')])
-    section('latency: bounds of power-of-2 buckets, ns (values only)',
-            [(k, k) for k in R.LATENCY])
+    section('latency: bounds of power-of-2 buckets, ns (values only)', [(k, k) for k in R.LATENCY])
     section('lock_stat: &n->list_lock', LOCKSTAT_ROWS)
     return lines
 
 
 def record(results: str, runs) -> List[str]:
-    out = ['slab parking: the full record of make run (summary.txt is the '
-           'short one)']
+    out = ['slab parking: the full record of make run (summary.txt is the short one)']
     out += header_lines(results, runs, WIDTH)
-    out += textwrap.wrap('modes (the cache\'s debugfs park switch): ' +
-                         ', '.join(MODE_NAME.get(g, g) for g in R.groups(runs)),
-                         WIDTH, subsequent_indent='  ')
+    out += textwrap.wrap("modes (the cache's debugfs park switch): " + ', '.join(
+        MODE_NAME.get(g, g) for g in R.groups(runs)), WIDTH, subsequent_indent='  ')
     out += [''] + _const_lines(runs)
     floor = ops_floor(runs)
     for sc in R.scenarios(runs):

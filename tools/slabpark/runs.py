@@ -23,42 +23,35 @@ from . import slabstat
 from .stats import Spread
 
 CACHE = 'nfs_page_test'
-LATENCY = ('free_lat_p50_ns', 'free_lat_p99_ns', 'alloc_lat_p50_ns',
-           'alloc_lat_p99_ns')
+LATENCY = ('free_lat_p50_ns', 'free_lat_p99_ns', 'alloc_lat_p50_ns', 'alloc_lat_p99_ns')
 # the kind of a .results key other than 'result'; run and error: none
 RESULT_KIND = {
-    **dict.fromkeys(('alloc_node', 'free_node', 'alloc_threads',
-                     'free_threads', 'threads_per_cpu', 'inflight', 'batch',
-                     'duration_ms', 'shrink_ms', 'free_burst',
-                     'cache_object_size'), 'const'),
+    **dict.fromkeys(('alloc_node', 'free_node', 'alloc_threads', 'free_threads',
+                     'threads_per_cpu', 'inflight', 'batch', 'duration_ms', 'shrink_ms',
+                     'free_burst', 'cache_object_size'), 'const'),
     **dict.fromkeys(LATENCY, 'latency'),
-    **dict.fromkeys(('shrunk_slabs', 'peak_slabs', 'rest_slabs',
-                     'rest_partial'), 'gauge'),
+    **dict.fromkeys(('shrunk_slabs', 'peak_slabs', 'rest_slabs', 'rest_partial'), 'gauge'),
     **dict.fromkeys(('run', 'error'), None)}
-LOCKSTAT_SITES = ('__slab_free', '__refill_objects_node',
-                  'get_from_partial_node', 'alloc_from_new_slab')
+LOCKSTAT_SITES = ('__slab_free', '__refill_objects_node', 'get_from_partial_node',
+                  'alloc_from_new_slab')
 LOCKSTAT_POINTS = 4     # the contention points lock_stat keeps per class
 # /proc/lock_stat (kernel/locking/lockdep_proc.c): a class's lines are
 # NAME: and 12 columns; after a dash line its contention points, after
 # another its contending points: NAME COUNT [<ADDRESS>] SYMBOL
 LOCK_CLASS = '&n->list_lock'
 LOCK_HEADER = 'lock_stat version 0.4'
-LOCK_HEAD = re.compile(re.escape(LOCK_HEADER) +
-                       r'\n-+\n +class name .* holdtime-avg\n-+\n')
+LOCK_HEAD = re.compile(re.escape(LOCK_HEADER) + r'\n-+\n +class name .* holdtime-avg\n-+\n')
 LOCK_OFF = '\n*WARNING* lock debugging disabled'
 LOCK_SITE = re.compile(r'(.{40}) +(\S+) +\[<[0-9a-f]+>\] +(\S+)')
-LOCK_KEYS = ('contentions', 'acquisitions', 'waittime_total_us',
-             'waittime_avg_us', 'waittime_max_us')
+LOCK_KEYS = ('contentions', 'acquisitions', 'waittime_total_us', 'waittime_avg_us',
+             'waittime_max_us')
 # the measurement kernel's transitions in __slab_free() (MEASURE=1)
 TRANSITIONS = (('full_partial', 'full->partial'), ('full_empty', 'full->empty'),
-               ('empty_on', 'partial->empty on list'),
-               ('empty_off', 'partial->empty isolated'))
+               ('empty_on', 'partial->empty on list'), ('empty_off', 'partial->empty isolated'))
 SCENARIO_ORDER = ('cross', 'local', 'balanced')
 WORKLOAD_CACHES = ('maple_node', 'vm_area_struct')
-WORKLOAD_COUNTERS = (
-    'free_slowpath', 'free_add_partial', 'park_slab', 'alloc_slab',
-    'free_slab', 'barn_put_fail', 'sheaf_flush', 'cmpxchg_double_fail',
-)
+WORKLOAD_COUNTERS = ('free_slowpath', 'free_add_partial', 'park_slab', 'alloc_slab', 'free_slab',
+                     'barn_put_fail', 'sheaf_flush', 'cmpxchg_double_fail')
 
 Site = Tuple[str, float, str]   # 'waiter' or 'holder', count, function
 
@@ -90,18 +83,15 @@ class Run:
         for k in values:
             if self.kind.get(k, kind) != kind:
                 raise ValueError('%s %s round %d: %s is a %s and a %s' % (
-                    self.scenario, self.group, self.round, k, self.kind[k],
-                    kind))
+                    self.scenario, self.group, self.round, k, self.kind[k], kind))
         self.metrics.update(values)
         self.kind.update(dict.fromkeys(values, kind))
 
 
 def group_key(g: str) -> Tuple[int, str]:
     """base first; 'park=0 mp=5' before 'park=0 mp=10'"""
-    if g == 'base':
-        return (0, '')
     mode, _, rest = g.partition(' ')
-    return (1, mode + ' ' + rest.rjust(12))
+    return (0, '') if g == 'base' else (1, mode + ' ' + rest.rjust(12))
 
 
 def scenario_key(s: str) -> Tuple[int, str, int]:
@@ -109,8 +99,7 @@ def scenario_key(s: str) -> Tuple[int, str, int]:
     if s in SCENARIO_ORDER:
         return (SCENARIO_ORDER.index(s), '', 0)
     m = re.fullmatch(r'(.*?)(\d+)', s)
-    return (len(SCENARIO_ORDER),) + ((m.group(1), int(m.group(2))) if m
-                                     else (s, 0))
+    return (len(SCENARIO_ORDER),) + ((m.group(1), int(m.group(2))) if m else (s, 0))
 
 
 def scenarios(runs) -> List[str]:
@@ -118,8 +107,7 @@ def scenarios(runs) -> List[str]:
 
 
 def groups(runs, sc: Optional[str] = None) -> List[str]:
-    return sorted({r.group for r in runs if sc is None or r.scenario == sc},
-                  key=group_key)
+    return sorted({r.group for r in runs if sc is None or r.scenario == sc}, key=group_key)
 
 
 def spreads(runs, keys) -> Dict[Tuple[str, str, str], Spread]:
@@ -127,23 +115,18 @@ def spreads(runs, keys) -> Dict[Tuple[str, str, str], Spread]:
     for r in runs:
         for k in keys:
             if k in r.metrics:
-                vals.setdefault((r.scenario, r.group, k), []).append(
-                    r.metrics[k])
+                vals.setdefault((r.scenario, r.group, k), []).append(r.metrics[k])
     return {k: Spread.of(v) for k, v in vals.items()}
 
 
-def num(s: Optional[str]) -> Optional[float]:
+def num(s: Optional[str], path: str = '') -> Optional[float]:
+    """None for no number; with PATH a ValueError that names it"""
     try:
         return float(s)
     except (TypeError, ValueError):
+        if path:
+            raise ValueError('%s: %r is not a number' % (path, s))
         return None
-
-
-def number(path: str, text: str) -> float:
-    x = num(text)
-    if x is None:
-        raise ValueError('%s: %r is not a number' % (path, text))
-    return x
 
 
 def group_of(mode_dir: str) -> str:
@@ -156,12 +139,11 @@ def data_dirs(results: str) -> List[Tuple[str, str]]:
     host = os.path.join(results, 'host')
     if os.path.isdir(os.path.join(host, 'runs')):
         return [('', host)]
-    boots = sorted(d for d in os.listdir(results)
-                   if re.fullmatch(r'boot\d+-[a-z]+', d))
+    boots = sorted(d for d in os.listdir(results) if re.fullmatch(r'boot\d+-[a-z]+', d))
     one = os.path.join(results, 'guest', 'files')
     if boots and os.path.isdir(one):
-        raise ValueError('%s: both %s/ and guest/files: the runs of two make '
-                         'runs in one directory' % (results, boots[0]))
+        raise ValueError('%s: both %s/ and guest/files: the runs of two make runs in one '
+                         'directory' % (results, boots[0]))
     if boots:
         return [(b, os.path.join(results, b, 'files')) for b in boots
                 if os.path.isdir(os.path.join(results, b, 'files'))]
@@ -173,8 +155,7 @@ def run_files(results: str, subdir: str, ext: str):
     FILES/SUBDIR/<scenario>/park<mode>/<round>EXT, in order"""
     for boot, files in data_dirs(results):
         found = []
-        for path in glob.glob(os.path.join(glob.escape(files), subdir, '*',
-                                           '*', '*' + ext)):
+        for path in glob.glob(os.path.join(glob.escape(files), subdir, '*', '*', '*' + ext)):
             sc, md, f = path.split(os.sep)[-3:]
             if re.fullmatch(r'\d+' + re.escape(ext), f):
                 found.append((sc, md, int(f[:-len(ext)]), path))
@@ -198,8 +179,8 @@ def add_lockstat(r: Run, path: str) -> None:
     if not text:
         return
     if text.startswith(LOCK_HEADER + LOCK_OFF):
-        raise ValueError('%s: lock debugging disabled (a lockdep warning):'
-                         ' lock_stat stopped counting in the run' % path)
+        raise ValueError('%s: lock debugging disabled (a lockdep warning): lock_stat stopped '
+                         'counting in the run' % path)
     if not LOCK_HEAD.match(text) or not text.endswith('\n'):
         raise ValueError('%s: not a whole %s dump' % (path, LOCK_HEADER))
     nums = dict.fromkeys(LOCK_KEYS, 0.0)
@@ -211,8 +192,7 @@ def add_lockstat(r: Run, path: str) -> None:
             dashes = None if dashes is None else dashes + 1
         elif site:
             if dashes is not None and lock_class(site[1]) == LOCK_CLASS:
-                r.sites.append(('waiter' if dashes == 1 else 'holder',
-                                number(path, site[2]),
+                r.sites.append(('waiter' if dashes == 1 else 'holder', num(site[2], path),
                                 site[3].split('+0x', 1)[0]))
         else:
             name, colon, cols = line.rpartition(':')
@@ -220,23 +200,20 @@ def add_lockstat(r: Run, path: str) -> None:
             if dashes is not None:
                 c = cols.split()
                 if len(c) != 12:
-                    raise ValueError('%s: a %s line of %d columns, not 12: '
-                                     '%r' % (path, LOCK_CLASS, len(c), line))
+                    raise ValueError('%s: a %s line of %d columns, not 12: %r' % (
+                        path, LOCK_CLASS, len(c), line))
                 seen = True
-                con, top, total, acq = (number(path, c[i])
-                                        for i in (1, 3, 4, 7))
+                con, top, total, acq = (num(c[i], path) for i in (1, 3, 4, 7))
                 nums['contentions'] += con
                 nums['acquisitions'] += acq
                 nums['waittime_total_us'] += total
                 nums['waittime_max_us'] = max(nums['waittime_max_us'], top)
     if nums['contentions']:
-        nums['waittime_avg_us'] = nums['waittime_total_us'] / \
-            nums['contentions']
+        nums['waittime_avg_us'] = nums['waittime_total_us'] / nums['contentions']
     r.lock = nums if seen else {}
     if not seen:
         return
-    m = {'lock_contentions': nums['contentions'],
-         'lock_acquisitions': nums['acquisitions'],
+    m = {'lock_contentions': nums['contentions'], 'lock_acquisitions': nums['acquisitions'],
          'lock_wait_ms': nums['waittime_total_us'] / 1000}
     waiters = [(n, fn) for kind, n, fn in r.sites if kind == 'waiter']
     for n, fn in waiters:
@@ -268,8 +245,7 @@ def derive(r: Run) -> None:
     r.add('derived', d)
 
 
-def module_run(boot: str, files: str, sc: str, md: str, rnd: int,
-               path: str) -> Run:
+def module_run(boot: str, files: str, sc: str, md: str, rnd: int, path: str) -> Run:
     r = Run(sc, group_of(md), boot, rnd, raw=F.read_pairs(path))
     doc_path = path[:-len('.results')] + '.json'
     res: Dict[str, float] = {}
@@ -282,8 +258,7 @@ def module_run(boot: str, files: str, sc: str, md: str, rnd: int,
         for k, m in caches.get(cache, {}).get('metrics', {}).items():
             if m.get('value') is not None:
                 t = m.get('type')
-                r.add(t if t in ('counter', 'gauge') else 'const',
-                      {k: float(m['value'])})
+                r.add(t if t in ('counter', 'gauge') else 'const', {k: float(m['value'])})
         res = {k: float(v) for k, v in doc.get('results', {}).items()
                if isinstance(v, (int, float))}
     for k, v in r.raw.items():
@@ -331,15 +306,13 @@ def parse_workload(path: str) -> Dict[str, float]:
             out[c + '.rest_slabs'] = after[c + '.slabs']
         fap = out.get(c + '.free_add_partial')
         if fap is not None:
-            out[c + '.park_ratio'] = 100.0 * out.get(
-                c + '.park_slab', 0) / fap if fap else 0.0
+            out[c + '.park_ratio'] = 100.0 * out.get(c + '.park_slab', 0) / fap if fap else 0.0
     return out
 
 
 def workload_runs(results: str) -> List[Run]:
     return [Run(sc, group_of(md), boot, r, parse_workload(path))
-            for boot, _, sc, md, r, path
-            in run_files(results, 'workloads', '.txt')]
+            for boot, _, sc, md, r, path in run_files(results, 'workloads', '.txt')]
 
 
 def min_partial_runs(results: str) -> List[Run]:
@@ -351,6 +324,7 @@ def min_partial_runs(results: str) -> List[Run]:
         if not os.path.exists(path):
             continue
         cols: List[str] = []
+        # line by line: a bad row is refused before a later line fails to decode
         with open(path) as f:
             for line in f:
                 w = line.split()
@@ -358,18 +332,14 @@ def min_partial_runs(results: str) -> List[Run]:
                     cols = w
                 elif w and w[0] != '#':
                     if len(w) != len(cols):
-                        raise ValueError(
-                            '%s: %d fields in a row of %d columns: %s' % (
-                                path, len(w), len(cols), line.strip()))
+                        raise ValueError('%s: %d fields in a row of %d columns: %s' % (
+                            path, len(w), len(cols), line.strip()))
                     row = dict(zip(cols, w))
-                    m = {k: float(v) for k, v in row.items()
-                         if k not in ('round', 'mode')}
+                    m = {k: float(v) for k, v in row.items() if k not in ('round', 'mode')}
                     if m.get('allocs'):
                         m['churn_per_m'] = m.get('churn', 0) * 1e6 / m['allocs']
                     if m.get('parked_samples'):
-                        m['parked_mean'] = m.get('parked_sum', 0) / \
-                            m['parked_samples']
-                    out.append(Run('cross', 'park=%s mp=%s' % (
-                        row['mode'], row['min_partial']), boot,
-                        int(row['round']), m))
+                        m['parked_mean'] = m.get('parked_sum', 0) / m['parked_samples']
+                    out.append(Run('cross', 'park=%s mp=%s' % (row['mode'], row['min_partial']),
+                                   boot, int(row['round']), m))
     return out

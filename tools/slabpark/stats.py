@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from statistics import median
 from typing import Callable, Iterable, Optional
 
-__all__ = ['median', 'Spread', 'beyond_noise', 'fmt_num', 'fmt_spread',
-           'fmt_range', 'quantile', 'rnd']
+__all__ = ['median', 'Spread', 'beyond_noise', 'fmt_num', 'fmt_spread', 'fmt_range', 'quantile',
+           'rnd']
 
 
 @dataclass(frozen=True)
@@ -24,8 +24,7 @@ class Spread:
         return cls(len(v), median(v), min(v), max(v)) if v else None
 
     def rel_spread_pct(self) -> Optional[float]:
-        return 100.0 * (self.hi - self.lo) / abs(self.med) if self.med \
-            else None
+        return 100.0 * (self.hi - self.lo) / abs(self.med) if self.med else None
 
 
 def beyond_noise(a: Optional[Spread], b: Optional[Spread]) -> bool:
@@ -37,25 +36,21 @@ def beyond_noise(a: Optional[Spread], b: Optional[Spread]) -> bool:
 def fmt_num(x: float) -> str:
     """3 significant digits with k/M/G: 412345 -> '412k'"""
     x = float('%.3g' % x)   # 999.6 -> 1000, 999999 -> 1e6: then 1k, 1M
-    div, suf = next(((d, s) for d, s in ((1e9, 'G'), (1e6, 'M'), (1e3, 'k'))
-                     if abs(x) >= d), (1, ''))
+    div, suf = next(((d, s) for d, s in ((1e9, 'G'), (1e6, 'M'), (1e3, 'k')) if abs(x) >= d),
+                    (1, ''))
     x /= div
     if x == 0:
         return '0'
     if abs(x) >= 100:
         return '%.0f' % x + suf
-    return ('%.*f' % (1 if abs(x) >= 10 else 2, x)).rstrip('0').rstrip('.') \
-        + suf
+    return ('%.*f' % (1 if abs(x) >= 10 else 2, x)).rstrip('0').rstrip('.') + suf
 
 
-def fmt_spread(s: Optional[Spread],
-               fmt: Callable[[float], str] = fmt_num) -> str:
+def fmt_spread(s: Optional[Spread], fmt: Callable[[float], str] = fmt_num) -> str:
     """'median min-max', the median alone for one value"""
     if s is None:
         return '-'
-    if s.lo == s.hi:
-        return fmt(s.med)
-    return '%s %s-%s' % (fmt(s.med), fmt(s.lo), fmt(s.hi))
+    return fmt(s.med) if s.lo == s.hi else '%s %s-%s' % (fmt(s.med), fmt(s.lo), fmt(s.hi))
 
 
 def quantile(values: Iterable[float], f: float) -> float:
@@ -75,6 +70,5 @@ def fmt_range(values: Iterable[float], decimals: int = 0) -> str:
     s = Spread.of(values)
     if s is None:
         return 'n/a'
-    return '%s (%s-%s)' % tuple(
-        '%d' % rnd(x) if decimals == 0 else '%.*f' % (decimals, x)
-        for x in (s.med, s.lo, s.hi))
+    return '%s (%s-%s)' % tuple('%d' % rnd(x) if decimals == 0 else '%.*f' % (decimals, x)
+                                for x in (s.med, s.lo, s.hi))

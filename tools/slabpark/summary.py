@@ -19,14 +19,9 @@ REF_W = 13
 CELL_W = 24
 
 Rows = Sequence[Tuple[str, str]]   # (label, key)
-MODULE_ROWS = (
-    ('park ratio', 'park_ratio'),
-    ('slowpath share', 'free_slowpath_ratio'),
-    ('__slab_free waits', 'waits_slab_free'),
-    ('slabs at peak', 'peak_slabs'),
-    ('slabs at rest', 'rest_slabs'),
-    ('ops/s', 'ops_per_sec'),
-)
+MODULE_ROWS = (('park ratio', 'park_ratio'), ('slowpath share', 'free_slowpath_ratio'),
+               ('__slab_free waits', 'waits_slab_free'), ('slabs at peak', 'peak_slabs'),
+               ('slabs at rest', 'rest_slabs'), ('ops/s', 'ops_per_sec'))
 WORKLOAD_ROWS = (('ops/s', 'ops_per_sec'),) + tuple(
     (c.split('_')[0] + ' ' + label, c + '.' + k) for c in R.WORKLOAD_CACHES
     for label, k in (('park ratio', 'park_ratio'), ('slabs peak', 'peak_slabs'),
@@ -34,8 +29,7 @@ WORKLOAD_ROWS = (('ops/s', 'ops_per_sec'),) + tuple(
 MIN_PARTIAL_ROWS = (('ops/s', 'ops_per_sec'), ('slabs at peak', 'peak'),
                     ('slabs at rest', 'rest'), ('parked max', 'parked_max'))
 # rows given up first when the summary would pass MAX_LINES
-DROP_ORDER = ('free_slowpath_ratio', 'peak_slabs', 'rest_slabs',
-              'waits_slab_free', 'park_ratio')
+DROP_ORDER = ('free_slowpath_ratio', 'peak_slabs', 'rest_slabs', 'waits_slab_free', 'park_ratio')
 # in report.txt, not in the summary (the measurement kernel's experiment)
 SUMMARY_SKIP_GROUPS = ('park=3',)
 
@@ -57,28 +51,19 @@ class Data:
             gs = [g for g in R.groups(self.runs, sc) if g not in self.skip]
             ref = self.ref_of(gs)
             self.groups[sc] = [ref] + [g for g in gs if g != ref]
+        self.nruns = min(sum(r.scenario == sc and r.group == g for r in self.runs)
+                         for sc, gs in self.groups.items() for g in gs)
+        ref = {gs[0] for gs in self.groups.values()}
+        self.ref = group_name(next(iter(ref))) if len(ref) == 1 else 'the first column'
 
     def get(self, sc: str, g: str, key: str):
         return self.spreads.get((sc, g, key))
 
-    @property
-    def nruns(self) -> int:
-        return min(sum(r.scenario == sc and r.group == g for r in self.runs)
-                   for sc, gs in self.groups.items() for g in gs)
-
-    @property
-    def ref(self) -> str:
-        ref = {gs[0] for gs in self.groups.values()}
-        return group_name(next(iter(ref))) if len(ref) == 1 else \
-            'the first column'
-
 
 def module_data(runs: Sequence[R.Run]) -> Data:
-    dur = {r.metrics['duration_ms'] for r in runs
-           if r.kind.get('duration_ms') == 'const'}
-    return Data(runs, MODULE_ROWS, duration_ms=next(iter(dur))
-                if len(dur) == 1 else None, floor=REC.ops_floor(runs),
-                skip=SUMMARY_SKIP_GROUPS)
+    dur = {r.metrics['duration_ms'] for r in runs if r.kind.get('duration_ms') == 'const'}
+    return Data(runs, MODULE_ROWS, duration_ms=next(iter(dur)) if len(dur) == 1 else None,
+                floor=REC.ops_floor(runs), skip=SUMMARY_SKIP_GROUPS)
 
 
 def min_partial_ref(gs: List[str]) -> str:
@@ -102,18 +87,13 @@ def block_lines(d: Data, sc: str, rows: Rows) -> List[str]:
     out = []
     for ci in range(0, max(len(others), 1), 2):
         chunk = others[ci:ci + 2]
-        out.append(((sc if ci == 0 else '').ljust(LABEL_W) +
-                    group_name(ref).rjust(REF_W) +
-                    ''.join(group_name(g).rjust(CELL_W) for g in chunk)
-                    ).rstrip())
+        out.append(REC.line((sc if ci == 0 else '').ljust(LABEL_W) + group_name(ref).rjust(REF_W),
+                            [group_name(g) for g in chunk], 0, CELL_W))
         for lab, k in present:
             rs = d.get(sc, ref, k)
-            line = ('  ' + lab).ljust(LABEL_W) + fmt(k, rs).rjust(REF_W)
-            for g in chunk:
-                s = d.get(sc, g, k)
-                cell = '%s %s' % (fmt(k, s), REC.verdict(rs, s, k, d.floor))
-                line += cell.rjust(CELL_W)
-            out.append(line.rstrip())
+            out.append(REC.line(('  ' + lab).ljust(LABEL_W) + fmt(k, rs).rjust(REF_W), [
+                '%s %s' % (fmt(k, d.get(sc, g, k)), REC.verdict(rs, d.get(sc, g, k), k, d.floor))
+                for g in chunk], 0, CELL_W))
     return out
 
 
@@ -130,8 +110,7 @@ def conclusion(d: Data, rows: Rows) -> str:
                 judged += v != 'noise unknown'
                 if v != 'beyond noise':
                     continue
-                if k.split('.')[-1] in REC.PERCENT or \
-                        rs is None or rs.med == 0:
+                if k.split('.')[-1] in REC.PERCENT or rs is None or rs.med == 0:
                     hits.append('%s %s' % (g, fmt(k, s)))
                 else:
                     hits.append('%s %.2fx' % (g, s.med / rs.med))
@@ -139,25 +118,22 @@ def conclusion(d: Data, rows: Rows) -> str:
                 parts.append('%s (%s)' % (lab, ', '.join(hits)))
         if parts:
             found.append('in %s: %s' % (sc, ', '.join(parts)))
-    scale = '%d run%s per mode%s' % (
-        d.nruns, '' if d.nruns == 1 else 's',
-        ' of %d ms' % d.duration_ms if d.duration_ms else '')
+    scale = '%d run%s per mode%s' % (d.nruns, '' if d.nruns == 1 else 's',
+                                     ' of %d ms' % d.duration_ms if d.duration_ms else '')
     if all(len(gs) < 2 for gs in d.groups.values()):
-        return ('Conclusion: one mode only (%s), nothing to compare it with.'
-                % ', '.join(sorted({group_name(g) for gs in d.groups.values()
-                                    for g in gs})))
+        return 'Conclusion: one mode only (%s), nothing to compare it with.' % ', '.join(
+            sorted({group_name(g) for gs in d.groups.values() for g in gs}))
     if not judged:
-        return ('Conclusion: no noise floor with %s (a range needs 2 runs '
-                'or more): nothing is claimed.' % scale)
+        return ('Conclusion: no noise floor with %s (a range needs 2 runs or more): nothing is '
+                'claimed.' % scale)
     if not found:
         return 'Conclusion: nothing beyond noise at this scale (%s).' % scale
-    return ('Conclusion: against %s, with %s, beyond noise are %s; '
-            'the rest is within noise.' % (d.ref, scale, '; '.join(found)))
+    return 'Conclusion: against %s, with %s, beyond noise are %s; the rest is within noise.' % (
+        d.ref, scale, '; '.join(found))
 
 
 def _wrap(text: str, indent: str = '  ') -> List[str]:
-    return textwrap.wrap(text, MAX_COLS, subsequent_indent=indent,
-                         break_on_hyphens=False)
+    return textwrap.wrap(text, MAX_COLS, subsequent_indent=indent, break_on_hyphens=False)
 
 
 def header(results: str, d: Data) -> List[str]:
@@ -167,11 +143,9 @@ def header(results: str, d: Data) -> List[str]:
         out.append('runs: %d per mode%s' % (
             d.nruns, ' x %d ms' % d.duration_ms if d.duration_ms else ''))
     return out + _wrap(
-        'noise: "beyond noise" = the min-max range of the runs is apart from '
-        '%s\'s%s; "within" otherwise' % (
-            d.ref, ', for ops/s also by more than the noise floor %.0f%% '
-            '(the spread of local\'s ops/s, all modes)' % d.floor
-            if d.floor is not None else ''))
+        'noise: "beyond noise" = the min-max range of the runs is apart from %s\'s%s; "within" '
+        'otherwise' % (d.ref, ', for ops/s also by more than the noise floor %.0f%% (the spread '
+                       "of local's ops/s, all modes)" % d.floor if d.floor is not None else ''))
 
 
 def summary_lines(results: str, d: Data) -> List[str]:
@@ -198,24 +172,19 @@ def summary_lines(results: str, d: Data) -> List[str]:
         body += block
     else:
         shown = len(d.groups)
-    return head + body + ['(%d more in report.txt)' % (
-        len(d.groups) - shown)] + tail
+    return head + body + ['(%d more in report.txt)' % (len(d.groups) - shown)] + tail
 
 
 def summary(results: str) -> List[str]:
-    runs = R.module_runs(results)
-    if runs:
-        return summary_lines(results, module_data(runs))
-    runs = R.workload_runs(results)
-    if runs:
-        return summary_lines(results, Data(runs, WORKLOAD_ROWS))
-    runs = R.min_partial_runs(results)
-    if runs:
-        return summary_lines(results, Data(runs, MIN_PARTIAL_ROWS,
-                                           min_partial_ref))
-    raise FileNotFoundError(
-        '%s: no runs (guest/files, host/ or boot<NN>-<kernel>/files)'
-        % results)
+    for read, data in ((R.module_runs, module_data),
+                       (R.workload_runs, lambda runs: Data(runs, WORKLOAD_ROWS)),
+                       (R.min_partial_runs,
+                        lambda runs: Data(runs, MIN_PARTIAL_ROWS, min_partial_ref))):
+        runs = read(results)
+        if runs:
+            return summary_lines(results, data(runs))
+    raise FileNotFoundError('%s: no runs (guest/files, host/ or boot<NN>-<kernel>/files)'
+                            % results)
 
 
 def write(results: str) -> str:

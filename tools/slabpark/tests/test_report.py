@@ -18,11 +18,9 @@ from slabpark import __main__ as cli
 from slabpark import comparison, record, runs, summary
 from slabpark.tests import fixtures, test_slabstat
 
-TOOLS = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+TOOLS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PERF_LOCK = os.path.join(TOOLS, 'report', 'perf-lock.sh')
-HOSTNAME = re.compile(r'(?<![\w.-])%s(?![\w-])' %
-                      re.escape(socket.gethostname()))
+HOSTNAME = re.compile(r'(?<![\w.-])%s(?![\w-])' % re.escape(socket.gethostname()))
 
 
 def limits(test, text, what):
@@ -53,16 +51,14 @@ class ReportTest(unittest.TestCase):
         for case in fixtures.CASES:
             with self.subTest(case):
                 got = fixtures.outputs(case, os.path.join(self.dir, case))
-                self.assertEqual((got['rc'], got['stdout']),
-                                 ('0', got['report.txt']))
+                self.assertEqual((got['rc'], got['stdout']), ('0', got['report.txt']))
                 want = os.path.join(fixtures.DATA, 'outputs', case)
                 for name in os.listdir(want):
                     with open(os.path.join(want, name)) as f:
                         self.assertEqual(got[name], f.read(), name)
                 limits(self, got['summary.txt'], case)
                 rec = got['report.txt'].split('== noise floor')[0]
-                for line in rec.splitlines() if '\n\n== placement' in rec \
-                        else []:
+                for line in rec.splitlines() if '\n\n== placement' in rec else []:
                     self.assertLessEqual(len(line), record.WIDTH, line)
                 for text in got.values():
                     self.assertIsNone(HOSTNAME.search(text), case)
@@ -86,28 +82,24 @@ class ReportTest(unittest.TestCase):
         fixtures.CASES['lockstat'](self.dir)
         bad = os.path.join(self.files, 'lockstat', 'cross-park1-1.txt')
         fixtures.write(bad, '%s\n\n%40s:%s\n' % (
-            fixtures.lock_stat(0, 0, 0, 0).split('\n\n')[0],
-            runs.LOCK_CLASS, ' ?' * 12))
-        self.assertEqual(self.report(rc=1), "slabpark report: %s: '?' is "
-                         "not a number\n" % bad)
+            fixtures.lock_stat(0, 0, 0, 0).split('\n\n')[0], runs.LOCK_CLASS, ' ?' * 12))
+        self.assertEqual(self.report(rc=1), "slabpark report: %s: '?' is not a number\n" % bad)
         # a .results key that is a slabstat counter
         fixtures.write(bad, '')
-        fixtures.write(os.path.join(self.files, 'runs', 'cross', 'park1',
-                                    '1.results'), 'free_slowpath: 5\n')
-        self.assertEqual(self.report(rc=1), 'slabpark report: cross park=1 '
-                         'round 1: free_slowpath is a counter and a result\n')
+        fixtures.write(os.path.join(self.files, 'runs', 'cross', 'park1', '1.results'),
+                       'free_slowpath: 5\n')
+        self.assertEqual(self.report(rc=1), 'slabpark report: cross park=1 round 1: '
+                         'free_slowpath is a counter and a result\n')
         os.makedirs(os.path.join(self.dir, 'boot01-base', 'files'))
-        self.assertEqual(self.report(rc=1), 'slabpark report: %s: both '
-                         'boot01-base/ and guest/files: the runs of two make '
-                         'runs in one directory\n' % self.dir)
+        self.assertEqual(self.report(rc=1), 'slabpark report: %s: both boot01-base/ and '
+                         'guest/files: the runs of two make runs in one directory\n' % self.dir)
         shutil.rmtree(os.path.join(self.dir, 'boot01-base'))
         shutil.rmtree(self.files)
         os.makedirs(os.path.join(self.files, 'runs'))
         self.assertIn('no module runs in', self.report(rc=1))
         empty = os.path.join(self.dir, 'empty')
         os.mkdir(empty)
-        for cmd, want in (('report', 'no guest results'),
-                          ('summary', 'no runs')):
+        for cmd, want in (('report', 'no guest results'), ('summary', 'no runs')):
             err = io.StringIO()
             with redirect_stderr(err):
                 self.assertEqual(cli.main([cmd, empty]), 1)
@@ -117,8 +109,7 @@ class ReportTest(unittest.TestCase):
     @unittest.skipUnless(shutil.which('gnuplot'), 'gnuplot not installed')
     def test_plot(self):
         fixtures.synth(self.dir, {'0': [100e3, 110e3], '1': [120e3, 90e3]})
-        lines = self.report('--where', 'host, 2 nodes x 64 CPUs',
-                            '--runs', '2 x 3000 ms')
+        lines = self.report('--where', 'host, 2 nodes x 64 CPUs', '--runs', '2 x 3000 ms')
         for want in ('ran on: host, 2 nodes x 64 CPUs', 'runs: 2 x 3000 ms'):
             self.assertIn(want, lines)
         self.assertTrue(lines[-1].endswith(' parking.png guest/'), lines[-1])
@@ -148,10 +139,9 @@ class ScriptsTest(unittest.TestCase):
         """fake-perf.sh: BPF works with FAKE_BPF=1; its argv in perf.log"""
         self.log = os.path.join(self.t, 'perf.log')
         fixtures.write(self.log, '')
-        return subprocess.run(['bash', *argv0, *args], cwd=cwd, text=True,
-                              capture_output=True, env=dict(os.environ, **{
-                                  'PERF': os.path.join(fixtures.DATA,
-                                                       'fake-perf.sh'),
+        return subprocess.run(['bash', *argv0, *args], cwd=cwd, text=True, capture_output=True,
+                              env=dict(os.environ, **{
+                                  'PERF': os.path.join(fixtures.DATA, 'fake-perf.sh'),
                                   'FAKE_LOG': self.log, **env}))
 
     def logged(self):
@@ -162,23 +152,19 @@ class ScriptsTest(unittest.TestCase):
         p = self.perf_lock('-t', '0.1', FAKE_BPF='1')
         self.assertEqual((p.returncode, self.logged()[-1]),
                          (0, 'lock con -abl -E 5 -- sleep 0.1'))
-        self.assertIn("perf-lock: mode: BPF ('%s/fake-perf.sh lock con -abl -E 5',"
-                      " in-kernel aggregation, low perturbation), window 0.1 s"
-                      % fixtures.DATA, p.stdout)
+        self.assertIn("perf-lock: mode: BPF ('%s/fake-perf.sh lock con -abl -E 5', in-kernel "
+                      "aggregation, low perturbation), window 0.1 s" % fixtures.DATA, p.stdout)
         # a PERF relative to the current directory, not to the work one
-        p = self.perf_lock('-t', '0.1', cwd=fixtures.DATA, FAKE_BPF='1',
-                           PERF='./fake-perf.sh')
+        p = self.perf_lock('-t', '0.1', cwd=fixtures.DATA, FAKE_BPF='1', PERF='./fake-perf.sh')
         self.assertEqual((p.returncode, self.logged()[-1]),
                          (0, 'lock con -abl -E 5 -- sleep 0.1'), p.stderr)
 
     def test_perf_lock_record(self):
         p = self.perf_lock('-t', '0.1')
         self.assertEqual(p.returncode, 0)
-        self.assertEqual(self.logged()[1].split()[:4],
-                         ['lock', 'record', '-a', '-o'])
-        for want in ('record mode writes every lock event to perf.data and '
-                     'perturbs the workload', 'BPF unavailable: Error: '
-                     'switch', 'throughput halve'):
+        self.assertEqual(self.logged()[1].split()[:4], ['lock', 'record', '-a', '-o'])
+        for want in ('record mode writes every lock event to perf.data and perturbs the '
+                     'workload', 'BPF unavailable: Error: switch', 'throughput halve'):
             self.assertIn(want, p.stdout)
 
     def test_usage_and_errors(self):
@@ -200,13 +186,11 @@ class ScriptsTest(unittest.TestCase):
         slabstat split of the two; a wrong cache refused before it"""
         box = os.path.join(self.t, 'box')
         test_slabstat.mk_box(box, 1, True)
-        env = dict(FAKE_BPF='1', SYSFS=os.path.join(box, 'sys'),
-                   PROC=os.path.join(box, 'proc'))
+        env = dict(FAKE_BPF='1', SYSFS=os.path.join(box, 'sys'), PROC=os.path.join(box, 'proc'))
         out = os.path.join(self.t, 'out')
         p = self.perf_lock('-t', '0.2', '--out', out, 'nfs_page_test', **env)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn('slabstat split of nfs_page_test (the same window):\n'
-                      '  ', p.stdout)
+        self.assertIn('slabstat split of nfs_page_test (the same window):\n  ', p.stdout)
         self.assertIn('per-node split of the counter deltas', p.stdout)
         with open(os.path.join(out, 'slabstat.txt')) as f:
             self.assertIn('per-node split of the counter deltas', f.read())
@@ -214,9 +198,8 @@ class ScriptsTest(unittest.TestCase):
             with open(os.path.join(out, f)) as d:
                 self.assertEqual(d.readline(), '@slab-dump 1\n')
         # the dumps are perf's workload, around the sleep: the same window
-        self.assertRegex(self.logged()[-1], r'^lock con -abl -E 5 -- sh -c '
-                         r'sh "\$0" "\$@" >slab-before.dump.*'
-                         r'sleep "\$SP_SECONDS".*slab-dump\.sh nfs_page_test$')
+        self.assertRegex(self.logged()[-1], r'^lock con -abl -E 5 -- sh -c sh "\$0" "\$@" '
+                         r'>slab-before.dump.*sleep "\$SP_SECONDS".*slab-dump\.sh nfs_page_test$')
         p = self.perf_lock('-t', '30', 'nfs_page_tst', **env)
         self.assertEqual(p.returncode, 1)
         self.assertIn('close names: nfs_page_test', p.stderr)
@@ -225,9 +208,8 @@ class ScriptsTest(unittest.TestCase):
         # a kernel without statistics: refused before perf runs
         slab = os.path.join(box, 'sys', 'kernel', 'slab', 'nfs_page_test')
         for f in os.listdir(slab):
-            if f in ('alloc_fastpath', 'free_fastpath', 'free_slowpath',
-                     'alloc_slowpath') or os.stat(
-                         os.path.join(slab, f)).st_mode & 0o777 == 0o600:
+            if f in ('alloc_fastpath', 'free_fastpath', 'free_slowpath', 'alloc_slowpath') or \
+                    os.stat(os.path.join(slab, f)).st_mode & 0o777 == 0o600:
                 os.remove(os.path.join(slab, f))
         p = self.perf_lock('-t', '30', 'nfs_page_test', **env)
         self.assertEqual(p.returncode, 1, p.stdout)

@@ -231,9 +231,13 @@ class ExperimentTest(unittest.TestCase):
 
 class MinPartialTest(unittest.TestCase):
     def test_short_row(self):
+        """refused at the row, not at a later line that does not decode"""
         with tempfile.TemporaryDirectory() as d:
-            fixtures.write(os.path.join(d, 'guest', 'files', 'minpartial.txt'),
-                           'round mode min_partial ops_per_sec allocs\n1 0 5  2000000\n')
+            path = os.path.join(d, 'guest', 'files', 'minpartial.txt')
+            fixtures.write(path, 'round mode min_partial ops_per_sec allocs\n'
+                           '1 0 5  2000000\n' + '#\n' * 8192)
+            with open(path, 'ab') as f:
+                f.write(b'# \xff\n')
             with self.assertRaisesRegex(ValueError, '4 fields in a row of 5'):
                 runs.min_partial_runs(d)
 
