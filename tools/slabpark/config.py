@@ -139,8 +139,8 @@ KNOBS = (
          '(default all; "cross local" with SWEEP)'),
     Knob('NODES', '2', upto(MAX_NODES), 'guest NUMA nodes (cross and balanced need 2)'),
     Knob('CPUS_PER_NODE', '2', upto(MAX_CPUS_PER_NODE), 'vCPUs per guest node'),
-    Knob('ALLOC_NODE', '', node, "the allocators' node (default: two nodes with CPUs and "
-         'normal memory, the farthest pair by distance, topo_choose in '
+    Knob('ALLOC_NODE', '', node, "the allocators' node (default: the first node with CPUs and "
+         'normal memory, for FREE_NODE the other such node farthest from it; topo_choose in '
          'tools/guest/guest-lib.sh); in the VM below NODES'),
     Knob('FREE_NODE', '', node, "the remote freers' node, as ALLOC_NODE"),
     Knob('RESULTS_DIR', lambda k: os.path.join(TOP, 'results', time.strftime('%Y%m%d-%H%M%S')),
