@@ -15,7 +15,7 @@ MODE=${1:?usage: guest-kunit-mutants.sh MODE}
 # no plan: the host adds its judgment, mode-MODE-host, beside this subtest
 echo "KTAP version 1"
 echo "# Subtest: mode-$MODE"
-got=$(cat /sys/module/kernel/parameters/slub_break_parking 2>/dev/null)
+got=$(cat "$SYS/module/kernel/parameters/slub_break_parking" 2>/dev/null)
 [ "$got" = "$MODE" ] || bad "slub_break_parking is '$got', want $MODE (not the break kernel?)"
 kunit_run
 if [ "$CASE_BAD" = 0 ]; then

@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The guest scripts (tools/guest/) run by busybox sh on a fake /sys
+(SLABPARK_SYSFS) whose slub_stress is shell functions: insmod makes the
+module's and the cache's files, a run ends at once with RESULTS."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from slabpark import config, ktap
+
+from . import fixtures
+from .test_check import nest, structure
+
+RESULTS = 'state: done\nerror: 0\nfrees: 1000\nshrinks: 3\n'
+# a wrapper of guest-lib.sh: the module and the commands it needs, by /sys
+STUBS = r'''
+. "$SLABPARK_TOP/tools/guest/guest-lib.sh"
+mod_loaded() { [ -d "$SYS/module/$MOD" ]; }
+timeout() { shift; "$@"; }
+dmesg() { :; }
+insmod() {
+	case $1 in *slub_kunit.ko) cp "$FAKE_KUNIT" "$SYS/kernel/debug/kunit/slub_test/results"; return ;; esac
+	mkdir -p "$SYS/module/$MOD" "$DBG" "$SLAB"
+	for f in status:idle "wait:state: done" objects:10 slabs:1 partial:0 objects_partial:0 \
+		 park_slab:0 unpark_slab:0 free_add_partial:5 shrink:; do
+		echo "${f#*:}" >"$SLAB/${f%%:*}"
+	done
+	mv "$SLAB/status" "$SLAB/wait" "$DBG"
+	printf '%b' "$FAKE_RESULTS" >"$DBG/results"
+	[ -z "$FAKE_SWITCH" ] || { mkdir -p "$PARKDIR"; echo 1 >"$PARKDIR/park"; echo 0 >"$PARKDIR/parked"; }
+	[ -z "$FAKE_RO" ] || mkdir "$DBG/$FAKE_RO"
+}
+rmmod() { rm -rf "$SYS/module/$MOD" "$DBG" "$SLAB" "$PARKDIR"; }
+'''
+
+
+@unittest.skipUnless(shutil.which('busybox'), 'no busybox')
+class GuestShTest(unittest.TestCase):
+    def run_sh(self, script, *args, switch=True, ro='', kunit=''):
+        """(exit status, stdout) of tools/guest/SCRIPT ARGS"""
+        t = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, t)
+        self.out = os.path.join(t, 'out')
+        fixtures.write(os.path.join(t, 'sp/tools/guest/guest-lib.sh'), STUBS)
+        os.symlink(os.path.join(config.TOP, 'selftests'), os.path.join(t, 'sp/selftests'))
+        sys = os.path.join(t, 'sys')
+        for n in (0, 1):
+            fixtures.write('%s/devices/system/node/node%d/cpulist' % (sys, n), '%d\n' % n)
+        fixtures.write(sys + '/kernel/debug/kunit/slub_test/.keep', '')
+        if switch:      # another cache's switch: the kernel has them
+            fixtures.write(sys + '/kernel/debug/slab/kmalloc-64/park', '1\n')
+        fixtures.write(os.path.join(t, 'kunit.ktap'), kunit)
+        fixtures.write(sys + '/module/kernel/parameters/slub_break_parking', '8\n')
+        env = dict(os.environ, SLABPARK_TOP=config.TOP, SLABPARK_DIR=t + '/sp',
+                   SLABPARK_OUT=self.out, SLABPARK_SYSFS=sys, FAKE_RESULTS=RESULTS,
+                   FAKE_SWITCH='1' if switch else '', FAKE_RO=ro,
+                   FAKE_KUNIT=os.path.join(t, 'kunit.ktap'))
+        p = subprocess.run(['busybox', 'sh', os.path.join(config.TOP, 'tools/guest', script),
+                            *args], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=60)
+        return p.returncode, p.stdout
+
+    def test_soak(self):
+        """with and without the park switch it runs; a run that cannot be
+        set up is a failure"""
+        # (switch, a read-only module file, status, in the output)
+        for switch, ro, rc, want in (
+                (True, '', 0, 'failures=0'),
+                (False, '', 0, '# no /sys/kernel/debug/slab/<cache>/park: the parking modes '
+                 'are not varied'),
+                (True, 'threads', 1, 'FAIL: echo')):
+            with self.subTest(switch=switch, ro=ro):
+                got, out = self.run_sh('guest-soak.sh', '2', '0', switch=switch, ro=ro)
+                self.assertEqual(got, rc, out)
+                self.assertIn(want, out)
+                self.assertNotIn('FAIL' if rc == 0 else 'failures=0', out)
+
+    def test_kunit_mutants(self):
+        """its KTAP, nested as do_kunit_mutants nests it, is kunit_parser's:
+        no plan beside the host's mode-8-host"""
+        kunit = ['KTAP version 1', '1..1', '    KTAP version 1', '    # Subtest: slub_test',
+                 '    1..2', '    ok 1 test_park_full_slab', '    not ok 2 test_park_shrink',
+                 'not ok 1 slub_test']
+        rc, out = self.run_sh('guest-kunit-mutants.sh', '8', kunit='\n'.join(kunit) + '\n')
+        self.assertEqual(rc, 0, out)
+        with open(os.path.join(self.out, 'kunit-slub_test.ktap')) as f:
+            self.assertEqual(f.read().splitlines(), kunit)
+        doc = nest('kunit-mutants', ['KTAP version 1', '# Subtest: break-mode-8'] +
+                   out.splitlines() + ['KTAP version 1', '# Subtest: mode-8-host',
+                                       'ok 1 mode-8', 'ok 2 mode-8-host', 'ok 1 break-mode-8'])
+        structure(self, doc)
+        self.assertIn(ktap.INDENT * 3 + 'ok 1 mode-8', doc)
+
+
+if __name__ == '__main__':
+    unittest.main()
