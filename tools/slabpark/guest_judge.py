@@ -7,6 +7,7 @@ import os
 import re
 from typing import Dict, List, Optional, Tuple
 
+from . import guest_out
 from .ktap import RESULT
 
 # The slab parking cases of slub_kunit (patch 6 of the series), in suite
@@ -189,7 +190,9 @@ def check(ctx, files: str, kernel: str, suites, bdir: str) -> bool:
     judges = {
         'kselftest': lambda: kselftest(ksft, kernel),
         'kselftest-intree': lambda: kselftest(ksft, kernel),
-        'topology': lambda: topology(ksft),
+        'topology': lambda: topology(ksft) + [
+            '%s: %s' % (name, found) for ok, name, found in guest_out.host_runs(
+                os.path.join(files, 'topology'), 'topology', kernel) if not ok],
         'kunit': lambda: kunit(kunit_text, rcu_debug(bdir),
                                kernel != 'debug'),
         'kmemleak': lambda: [b for f, ere in KMEMLEAK if 'kunit' in suites or 'kunit' not in f

@@ -3,13 +3,14 @@
 (SLABPARK_SYSFS) whose slub_stress is shell functions: insmod makes the
 module's and the cache's files, a run ends at once with RESULTS."""
 
+import glob
 import os
 import shutil
 import subprocess
 import tempfile
 import unittest
 
-from slabpark import config, ktap
+from slabpark import check, config, guest_out, ktap
 
 from . import fixtures
 from .test_check import nest, structure
@@ -22,25 +23,43 @@ mod_loaded() { [ -d "$SYS/module/$MOD" ]; }
 timeout() { shift; "$@"; }
 dmesg() { :; }
 insmod() {
-	case $1 in *slub_kunit.ko) cp "$FAKE_KUNIT" "$SYS/kernel/debug/kunit/slub_test/results"; return ;; esac
-	mkdir -p "$SYS/module/$MOD" "$DBG" "$SLAB"
-	for f in status:idle "wait:state: done" objects:10 slabs:1 partial:0 objects_partial:0 \
-		 park_slab:0 unpark_slab:0 free_add_partial:5 shrink:; do
-		echo "${f#*:}" >"$SLAB/${f%%:*}"
-	done
-	mv "$SLAB/status" "$SLAB/wait" "$DBG"
-	printf '%b' "$FAKE_RESULTS" >"$DBG/results"
-	[ -z "$FAKE_SWITCH" ] || { mkdir -p "$PARKDIR"; echo 1 >"$PARKDIR/park"; echo 0 >"$PARKDIR/parked"; }
-	[ -z "$FAKE_RO" ] || mkdir "$DBG/$FAKE_RO"
+    case $1 in
+    *slub_kunit.ko) cp "$FAKE_KUNIT" "$SYS/kernel/debug/kunit/slub_test/results"; return ;;
+    esac
+    mkdir -p "$SYS/module/$MOD" "$DBG" "$SLAB"
+    for f in status:idle "wait:state: done" objects:10 slabs:1 partial:0 objects_partial:0 \
+         park_slab:0 unpark_slab:0 free_add_partial:5 shrink:; do
+        echo "${f#*:}" >"$SLAB/${f%%:*}"
+    done
+    mv "$SLAB/status" "$SLAB/wait" "$DBG"
+    printf '%b' "$FAKE_RESULTS" >"$DBG/results"
+    [ -z "$FAKE_SWITCH" ] || mkdir -p "$PARKDIR"
+    [ -z "$FAKE_SWITCH" ] || { echo 1 >"$PARKDIR/park"; echo 0 >"$PARKDIR/parked"; }
+    [ -z "$FAKE_RO" ] || mkdir "$DBG/$FAKE_RO"
 }
 rmmod() { rm -rf "$SYS/module/$MOD" "$DBG" "$SLAB" "$PARKDIR"; }
+'''
+# make run HOST=1: its knobs logged, --check-only passes, no park switch
+# refused, a run leaves its knobs
+RUN_HOST = r'''
+echo "$* PLACEMENTS=$PLACEMENTS ${HOST_BASE_ONLY:+HOST_BASE_ONLY=1 }${FREE_NODE:+FREE_NODE=3}" \
+    >>"$FAKE_LOG"
+case "$*:${HOST_BASE_ONLY:-}:${FREE_NODE:-}" in
+--check-only:1:) echo "slabpark: prerequisites ok: 4 nodes, x, nodes 0 -> 2, 1 threads" ;;
+:1:3) echo "slabpark: error: FREE_NODE=3: node 3 has no online CPUs" >&2; exit 1 ;;
+::) echo "slabpark: error: kernel x has no park switch (x): unpatched; HOST_BASE_ONLY=1" >&2
+    exit 1 ;;
+*) mkdir -p "$RESULTS_DIR/host"; echo x >"$RESULTS_DIR/host/knobs"
+    echo "slabpark: no python3 here: x --report" ;;
+esac
 '''
 
 
 @unittest.skipUnless(shutil.which('busybox'), 'no busybox')
 class GuestShTest(unittest.TestCase):
-    def run_sh(self, script, *args, switch=True, ro='', kunit=''):
-        """(exit status, stdout) of tools/guest/SCRIPT ARGS"""
+    def run_sh(self, script, *args, switch=True, ro='', kunit='', **more):
+        """(exit status, stdout) of tools/guest/SCRIPT ARGS (SCRIPT a
+        function: the script it stages in SLABPARK_DIR)"""
         t = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, t)
         self.out = os.path.join(t, 'out')
@@ -57,7 +76,9 @@ class GuestShTest(unittest.TestCase):
         env = dict(os.environ, SLABPARK_TOP=config.TOP, SLABPARK_DIR=t + '/sp',
                    SLABPARK_OUT=self.out, SLABPARK_SYSFS=sys, FAKE_RESULTS=RESULTS,
                    FAKE_SWITCH='1' if switch else '', FAKE_RO=ro,
-                   FAKE_KUNIT=os.path.join(t, 'kunit.ktap'))
+                   FAKE_KUNIT=os.path.join(t, 'kunit.ktap'), **more)
+        if callable(script):
+            script = script(t + '/sp')
         p = subprocess.run(['busybox', 'sh', os.path.join(config.TOP, 'tools/guest', script),
                             *args], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=60)
@@ -77,6 +98,35 @@ class GuestShTest(unittest.TestCase):
                 self.assertEqual(got, rc, out)
                 self.assertIn(want, out)
                 self.assertNotIn('FAIL' if rc == 0 else 'failures=0', out)
+
+    def test_check_host_runs(self):
+        """guest-check.sh base host-mode topology: make run HOST=1 with the
+        knobs of each run, its output left for slabpark.guest_out"""
+        helpers = sorted(glob.glob(os.path.join(check.setup_env({})['SLABPARK_CACHE'], 'src', '*',
+                                                'tools/testing/selftests/kselftest')))
+        if not helpers:
+            self.skipTest('no kernel tree with ktap_helpers.sh')
+        log = os.path.join(tempfile.mkdtemp(), 'log')
+        self.addCleanup(shutil.rmtree, os.path.dirname(log))
+
+        def stage(sp):
+            fixtures.write(os.path.join(sp, 'tools/run-host.sh'), RUN_HOST)
+            fixtures.write(os.path.join(sp, 'bin/bash'), '')
+            os.chmod(os.path.join(sp, 'bin/bash'), 0o755)
+            os.makedirs(sp + '/kselftest')
+            os.symlink(helpers[-1], sp + '/kselftest/kselftest')
+            shutil.copy(os.path.join(config.TOP, 'tools/guest/guest-check.sh'), sp + '/run.sh')
+            return sp + '/run.sh'
+        rc, out = self.run_sh(stage, 'base', 'host-mode', 'topology', FAKE_LOG=log)
+        self.assertEqual(rc, 0, out)
+        with open(log) as f:
+            self.assertEqual(f.read().splitlines(), [
+                ' PLACEMENTS=cross local balanced ', ' PLACEMENTS=cross HOST_BASE_ONLY=1 ',
+                '--check-only PLACEMENTS=cross local balanced HOST_BASE_ONLY=1 ',
+                ' PLACEMENTS=cross local balanced HOST_BASE_ONLY=1 FREE_NODE=3'])
+        for suite in ('host-mode', 'topology'):
+            self.assertEqual([c for c in guest_out.host_runs(os.path.join(self.out, suite), suite,
+                                                             'base') if not c[0]], [])
 
     def test_kunit_mutants(self):
         """its KTAP, nested as do_kunit_mutants nests it, is kunit_parser's:
