@@ -128,6 +128,24 @@ class GuestShTest(unittest.TestCase):
             self.assertEqual([c for c in guest_out.host_runs(os.path.join(self.out, suite), suite,
                                                              'base') if not c[0]], [])
 
+    def test_workloads(self):
+        """a round of mmap1 twice in one mode (guest-device.sh's base
+        boots): each run its own N.txt and N.out"""
+        def stage(sp):
+            fixtures.write(sp + '/bin/mmap_loop', '#!/bin/sh\necho "ops_per_sec: 5"\n')
+            os.chmod(sp + '/bin/mmap_loop', 0o755)
+            for c in ('vm_area_struct', 'maple_node'):
+                for f in ('slabs', 'objects', 'partial', 'shrink', 'alloc_slab'):
+                    fixtures.write('%s/../sys/kernel/slab/%s/%s' % (sp, c, f), '1\n')
+                os.chmod('%s/../sys/kernel/slab/%s/alloc_slab' % (sp, c), 0o600)
+            return 'guest-workloads.sh'
+        rc, out = self.run_sh(stage, 'mmap1', '1', '1', '1', 'base base', switch=False)
+        self.assertEqual(rc, 0, out)
+        d = os.path.join(self.out, 'workloads/mmap1-t1/parkbase')
+        self.assertEqual(sorted(os.listdir(d)), ['1.out', '1.txt', '2.out', '2.txt'])
+        with open(d + '/2.txt') as f:
+            self.assertIn('result ops_per_sec 5\npeak maple_node slabs 1\n', f.read())
+
     def test_kunit_mutants(self):
         """its KTAP, nested as do_kunit_mutants nests it, is kunit_parser's:
         no plan beside the host's mode-8-host"""
