@@ -44,11 +44,7 @@ if [ "$LABEL" = park2 ]; then
 	tp_end park-all "park=2 written to $n caches right after boot"
 fi
 
-# what the boot leaked is reported and cleared: the final scan is ours
-n=$(kml_scan "$OUT/kmemleak-boot.txt") || n="(scan failed)"
-say "kmemleak: $n object(s) reported after boot (not ours; kept in out/kmemleak-boot.txt), clearing"
-[ "$n" = 0 ] || head -n 20 "$OUT/kmemleak-boot.txt" | sed 's/^/#   /'
-echo clear >"$KML"
+kml_boot
 
 t_kunit() {
 	tp_begin

@@ -121,10 +121,7 @@ if kernel_has_park; then
 else
 	echo "# no /sys/kernel/debug/slab/<cache>/park: the parking modes are not varied"
 fi
-if [ -f "$KML" ]; then
-	echo scan >"$KML"
-	echo clear >"$KML"
-fi
+[ ! -f "$KML" ] || kml_boot
 t0=$(now)
 end=$((t0 + DURATION))
 load || FAILS=$((FAILS + 1))
