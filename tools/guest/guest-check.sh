@@ -14,9 +14,7 @@ ktap_load
 # run_suite NAME CMD...: one subtest, failed when CMD exits non-zero (a
 # SKIP, exit 4, too: every suite's prerequisites are part of the guest)
 run_suite() {
-	tp_begin
-	echo "KTAP version 1"
-	echo "# Subtest: $1"
+	tp_sub "$1"
 	rs_name=$1
 	shift
 	"$@" || bad "suite $rs_name exited with $?"

@@ -47,9 +47,7 @@ fi
 kml_boot
 
 t_kunit() {
-	tp_begin
-	echo "KTAP version 1"
-	echo "# Subtest: kunit"
+	tp_sub kunit
 	# the slow kprobe case outlasts kunit's 300 s timeout under TCG with
 	# KASAN: skipped unless kunit-slow, which lifts the hung task timeout
 	kp=/sys/module/kunit/parameters
@@ -75,9 +73,7 @@ t_kunit() {
 }
 
 t_kselftest() {
-	tp_begin
-	echo "KTAP version 1"
-	echo "# Subtest: kselftest"
+	tp_sub kselftest
 	ksft_run "$S/kselftest"
 	unload
 	tp_end kselftest

@@ -13,8 +13,7 @@ MODE=${1:?usage: guest-kunit-mutants.sh MODE}
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 
 # no plan: the host adds its judgment, mode-MODE-host, beside this subtest
-echo "KTAP version 1"
-echo "# Subtest: mode-$MODE"
+tp_sub "mode-$MODE"
 got=$(cat "$SYS/module/kernel/parameters/slub_break_parking" 2>/dev/null)
 [ "$got" = "$MODE" ] || bad "slub_break_parking is '$got', want $MODE (not the break kernel?)"
 kunit_run

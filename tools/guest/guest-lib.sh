@@ -255,8 +255,9 @@ in_round_order() {
 	echo "$iro_out"
 }
 
-# ---- Test points by the kselftest's ktap_helpers.sh: tp_begin, bad MSG
-# for each failure, tp_end NAME [COMMENT] (echoed unquoted: no globs).
+# ---- Test points by the kselftest's ktap_helpers.sh: tp_begin (tp_sub
+# NAME: and a subtest NAME's header), bad MSG for each failure, tp_end NAME
+# [COMMENT] (echoed unquoted: no globs).
 # shellcheck disable=SC1091 # a path of the guest
 ktap_load() { . "$S/kselftest/kselftest/ktap_helpers.sh"; }
 FAILED=
@@ -265,6 +266,10 @@ TP_T0=0
 tp_begin() {
 	CASE_BAD=0
 	TP_T0=$(date +%s)
+}
+tp_sub() {
+	tp_begin
+	printf 'KTAP version 1\n# Subtest: %s\n' "$1"
 }
 bad() {
 	say "FAIL: $*"
