@@ -16,7 +16,7 @@ LABEL=${1:-default}
 [ $# -gt 0 ] && shift
 SKIPS=" $* "
 # shellcheck source=tools/guest/guest-lib.sh
-. /slabpark/tools/guest/guest-lib.sh
+. "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 ktap_load
 ktap_print_header
 
