@@ -32,7 +32,8 @@ host_dir() {
 # hm_run NAME [--check-only]: make run HOST=1 (tools/run-host.sh with make
 # run's knobs; HM_ENV: more NAME=VALUE settings, HM_PL: PLACEMENTS) with the
 # staged module; its stdout, stderr, exit status in $hm/NAME.out, .err, .rc
-# (the host judges them: slabpark.guest_out.HOST_RUNS)
+# (the host judges them: slabpark.guest_out.HOST_RUNS), its output said but
+# a run's (NAME run: the host shows it when judged failed)
 HOST_KNOBS="RUNS=3 DURATION_MS=4000 LOCKSTAT=0 MEASURE=0 SWEEP= RESULTS_DIR=/tmp/host-mode"
 hm_run() {
 	hr_n=$1
@@ -44,6 +45,7 @@ hm_run() {
 	echo $? >"$hm/$hr_n.rc"
 	hr_d="$HM_ENV${HM_PL:+ PLACEMENTS=\"$HM_PL\"}${*:+ $*}"
 	say "make run HOST=1${hr_d:+ ${hr_d# }}: exit status $(cat "$hm/$hr_n.rc") in $(($(date +%s) - hr_t0)) s"
+	[ "$hr_n" = run ] || sed 's/^/#   /' "$hm/$hr_n.out" "$hm/$hr_n.err"
 }
 
 # leftover_procs: the processes of a HOST=1 comparison still running

@@ -119,6 +119,11 @@ class GuestShTest(unittest.TestCase):
             return sp + '/run.sh'
         rc, out = self.run_sh(stage, 'base', 'host-mode', 'topology', FAKE_LOG=log)
         self.assertEqual(rc, 0, out)
+        # the output of --check-only and of the refusals, as the guest said it
+        for t in ('unpatched; HOST_BASE_ONLY=1', 'prerequisites ok: 4 nodes, x, nodes 0 -> 2',
+                  'node 3 has no online CPUs'):
+            self.assertRegex(out, r'(?m)^#   slabpark: .*' + t)
+        self.assertNotIn('no python3 here', out)
         with open(log) as f:
             self.assertEqual(f.read().splitlines(), [
                 ' PLACEMENTS=cross local balanced ', ' PLACEMENTS=cross HOST_BASE_ONLY=1 ',
