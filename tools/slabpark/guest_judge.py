@@ -130,7 +130,8 @@ def kselftest(text: str, kernel: str) -> List[str]:
     top = [parse_result(t) for t in text.splitlines() if parse_result(t)]
     if not top:
         bad.append('no result line of run_kselftest.sh (cut short?)')
-    bad += ['run_kselftest.sh: not ok %s # %s' % (n, d) for ok, n, d in top if not ok]
+    bad += ['run_kselftest.sh: not ok %s%s' % (n, ' # ' + d if d else '') for ok, n, d in top
+            if not ok]
     if any(ok and (d or '').startswith('SKIP') for ok, _, d in top):
         bad.append('the whole slub_park suite was skipped')
     plan = re.search(r'(?m)^# 1\.\.(\d+)$', text)

@@ -127,6 +127,10 @@ class JudgeTest(unittest.TestCase):
                 ('patched', '', 'plan of none')):
             with self.subTest(kernel=kernel, text=text):
                 self.check(J.kselftest(text, kernel), want)
+        # the runner's line for a test missing or not executable has no directive
+        self.assertIn('run_kselftest.sh: not ok selftests: slub_park: ksft_slub_park.sh',
+                      J.kselftest(kselftest('ok 1 load', top='not ok 1 selftests: slub_park: '
+                                            'ksft_slub_park.sh'), 'patched'))
 
     def test_kmemleak(self):
         f, ere = J.KMEMLEAK[0]
