@@ -16,7 +16,7 @@ LABEL=${1:-default}
 [ $# -gt 0 ] && shift
 SKIPS=" $* "
 # shellcheck source=tools/guest/guest-lib.sh
-. /slabpark/tools/guest/guest-lib.sh
+. "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 ktap_load
 ktap_print_header
 
@@ -44,16 +44,10 @@ if [ "$LABEL" = park2 ]; then
 	tp_end park-all "park=2 written to $n caches right after boot"
 fi
 
-# what the boot leaked is reported and cleared: the final scan is ours
-n=$(kml_scan "$OUT/kmemleak-boot.txt") || n="(scan failed)"
-say "kmemleak: $n object(s) reported after boot (not ours; kept in out/kmemleak-boot.txt), clearing"
-[ "$n" = 0 ] || head -n 20 "$OUT/kmemleak-boot.txt" | sed 's/^/#   /'
-echo clear >"$KML"
+kml_boot
 
 t_kunit() {
-	tp_begin
-	echo "KTAP version 1"
-	echo "# Subtest: kunit"
+	tp_sub kunit
 	# the slow kprobe case outlasts kunit's 300 s timeout under TCG with
 	# KASAN: skipped unless kunit-slow, which lifts the hung task timeout
 	kp=/sys/module/kunit/parameters
@@ -79,9 +73,7 @@ t_kunit() {
 }
 
 t_kselftest() {
-	tp_begin
-	echo "KTAP version 1"
-	echo "# Subtest: kselftest"
+	tp_sub kselftest
 	ksft_run "$S/kselftest"
 	unload
 	tp_end kselftest

@@ -12,11 +12,9 @@ MODE=${1:?usage: guest-kunit-mutants.sh MODE}
 # shellcheck source=tools/guest/guest-lib.sh
 . "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 
-echo "TAP version 13"
-echo "1..1"
-echo "KTAP version 1"
-echo "# Subtest: mode-$MODE"
-got=$(cat /sys/module/kernel/parameters/slub_break_parking 2>/dev/null)
+# no plan: the host adds its judgment, mode-MODE-host, beside this subtest
+tp_sub "mode-$MODE"
+got=$(cat "$SYS/module/kernel/parameters/slub_break_parking" 2>/dev/null)
 [ "$got" = "$MODE" ] || bad "slub_break_parking is '$got', want $MODE (not the break kernel?)"
 kunit_run
 if [ "$CASE_BAD" = 0 ]; then

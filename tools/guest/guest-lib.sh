@@ -3,17 +3,19 @@
 #
 # Helpers of the guest scripts (guest-*.sh), sourced in the guest and, for
 # make run HOST=1, by guest-compare.sh and run-host.sh on the host
-# (SLABPARK_DIR, SLABPARK_KO, SLABPARK_OUT set).  busybox sh.
+# (SLABPARK_DIR, SLABPARK_KO, SLABPARK_OUT set).  busybox sh.  /sys is
+# SYS, a fake tree in host-refusals and test_guest_sh (SLABPARK_SYSFS).
 
 # shellcheck disable=SC2034 # for the scripts that source this file
 S=${SLABPARK_DIR:-/slabpark}
 KO=${SLABPARK_KO:-$S/mm/slub_stress.ko}
 MOD=slub_stress
 CACHE=nfs_page_test
-SLAB=/sys/kernel/slab/$CACHE
-DBG=/sys/kernel/debug/$MOD
-PARKDIR=/sys/kernel/debug/slab/$CACHE
-KML=/sys/kernel/debug/kmemleak
+SYS=${SLABPARK_SYSFS:-/sys}
+SLAB=$SYS/kernel/slab/$CACHE
+DBG=$SYS/kernel/debug/$MOD
+PARKDIR=$SYS/kernel/debug/slab/$CACHE
+KML=$SYS/kernel/debug/kmemleak
 OUT=${SLABPARK_OUT:-$S/out}
 mkdir -p "$OUT"
 
@@ -26,18 +28,16 @@ for gl_f in "$S/kselftest/slub_park/slub_park_lib.sh" "$S/selftests/slub_park/sl
 done
 command -v write_file >/dev/null || { echo "guest-lib.sh: no slub_park_lib.sh under $S" >&2; exit 1; }
 
-NODE_CPUS=$(cpulist_count /sys/devices/system/node/node0/cpulist)
-NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+NODE_CPUS=$(cpulist_count "$SYS/devices/system/node/node0/cpulist")
+NNODES=$(find "$SYS/devices/system/node" -maxdepth 1 -name 'node[0-9]*' | wc -l)
 
-# ---- The two nodes of a run, read from $TOPO_SYS (a fake tree in
-# host-refusals).  topo_choose NEED_FREE: ALLOC_NODE and FREE_NODE when
+# ---- The two nodes of a run.  topo_choose NEED_FREE: ALLOC_NODE and FREE_NODE when
 # set, else two nodes with CPUs and normal memory, the free node the
 # farthest; NEED_FREE 0 (local only) lets one node do.  Sets TOPO_ALLOC
 # TOPO_FREE TOPO_THREADS TOPO_HALF TOPO_WARN; false with TOPO_ERR.
 # topo_write FILE: the facts, KEY=VALUE (the report shows them).
-TOPO_SYS=${SLABPARK_SYSFS:-/sys}
-TOPO_ND=$TOPO_SYS/devices/system/node
-TOPO_CPU=$TOPO_SYS/devices/system/cpu
+TOPO_ND=$SYS/devices/system/node
+TOPO_CPU=$SYS/devices/system/cpu
 
 # topo_list FILE: the ids of a cpulist file, space-separated
 topo_list() {
@@ -255,8 +255,9 @@ in_round_order() {
 	echo "$iro_out"
 }
 
-# ---- Test points by the kselftest's ktap_helpers.sh: tp_begin, bad MSG
-# for each failure, tp_end NAME [COMMENT] (echoed unquoted: no globs).
+# ---- Test points by the kselftest's ktap_helpers.sh: tp_begin (tp_sub
+# NAME: and a subtest NAME's header), bad MSG for each failure, tp_end NAME
+# [COMMENT] (echoed unquoted: no globs).
 # shellcheck disable=SC1091 # a path of the guest
 ktap_load() { . "$S/kselftest/kselftest/ktap_helpers.sh"; }
 FAILED=
@@ -265,6 +266,10 @@ TP_T0=0
 tp_begin() {
 	CASE_BAD=0
 	TP_T0=$(date +%s)
+}
+tp_sub() {
+	tp_begin
+	printf 'KTAP version 1\n# Subtest: %s\n' "$1"
 }
 bad() {
 	say "FAIL: $*"
@@ -282,7 +287,7 @@ tp_end() {
 
 rval() { sed -n "s/^$1: //p" "$DBG/results"; }
 # the kernel has the per-cache switches, module loaded or not
-kernel_has_park() { ls /sys/kernel/debug/slab/*/park >/dev/null 2>&1; }
+kernel_has_park() { ls "$SYS"/kernel/debug/slab/*/park >/dev/null 2>&1; }
 dmesg_tail() { dmesg | tail -n "${1:-8}" | sed 's/^/#   dmesg: /'; }
 
 unload() {
@@ -291,19 +296,25 @@ unload() {
 	! mod_loaded || { bad "$MOD still loaded after rmmod"; return 1; }
 }
 
-# check_after_run WHAT OBJECTS_BEFORE (a patched kernel): once the unpark
-# work ran (100 ms after the first park), and again after a shrink (under
-# KASAN most frees leave the quarantine, and park, only then): parked 0,
-# park_slab == unpark_slab <= free_add_partial (a park counts both),
-# 'objects' back at OBJECTS_BEFORE; sets PS US FAP
+# check_after_run WHAT OBJECTS_BEFORE: once the unpark work ran (100 ms
+# after the first park), and again after a shrink (under KASAN most frees
+# leave the quarantine, and park, only then): parked 0 (with the park
+# switch), park_slab == unpark_slab <= free_add_partial (a park counts
+# both; 0 on a kernel with neither the switch nor park_slab), 'objects'
+# back at OBJECTS_BEFORE; sets PS US FAP
 check_after_run() {
+	car_sw=0
+	kernel_has_park && car_sw=1
 	for car_when in "after quiescence" "after shrink"; do
 		[ "$car_when" = "after quiescence" ] || write_file "$SLAB/shrink" 1 || bad "$1: shrink: $WERR"
 		sleep 0.5
-		p=$(parked_settle)
+		p=0 PS=0 US=0
+		[ "$car_sw" = 0 ] || p=$(parked_settle)
 		[ "$p" = 0 ] || bad "$1: parked is '$p' $car_when, want 0"
-		PS=$(sum_of "$SLAB/park_slab")
-		US=$(sum_of "$SLAB/unpark_slab")
+		if [ "$car_sw" = 1 ] || [ -f "$SLAB/park_slab" ]; then
+			PS=$(sum_of "$SLAB/park_slab")
+			US=$(sum_of "$SLAB/unpark_slab")
+		fi
 		FAP=$(sum_of "$SLAB/free_add_partial")
 		[ "$PS" = "$US" ] || bad "$1: park_slab $PS != unpark_slab $US $car_when"
 		[ "$PS" -le "$FAP" ] 2>/dev/null || bad "$1: park_slab $PS > free_add_partial $FAP $car_when"
@@ -322,6 +333,16 @@ kml_scan() {
 	grep -c '^unreferenced object' "$1" || true
 }
 
+# kml_boot: what the boot leaked reported (kml_scan: past the minimum age,
+# or 'clear' leaves it to be reported later) and cleared: the final scan
+# is the caller's
+kml_boot() {
+	kb_n=$(kml_scan "$OUT/kmemleak-boot.txt") || kb_n="(scan failed)"
+	say "kmemleak: $kb_n object(s) reported after boot (not ours; kept in out/kmemleak-boot.txt), clearing"
+	[ "$kb_n" = 0 ] || head -n 20 "$OUT/kmemleak-boot.txt" | sed 's/^/#   /'
+	echo clear >"$KML"
+}
+
 # ksft_run DIR: DIR/run_kselftest.sh -c slub_park into $OUT/kselftest.txt
 # (the host judges it: slabpark.guest_judge)
 ksft_run() {
@@ -332,7 +353,7 @@ ksft_run() {
 # kunit_run: insmod slub_kunit, its KTAP printed and kept in
 # $OUT/kunit-slub_test.ktap (the host judges it: slabpark.guest_judge)
 kunit_run() {
-	kr_res=/sys/kernel/debug/kunit/slub_test/results
+	kr_res=$SYS/kernel/debug/kunit/slub_test/results
 	# the suite runs inside init_module; a failing case does not fail insmod
 	insmod "$S/kunit/slub_kunit.ko" || { bad "insmod slub_kunit.ko failed"; dmesg_tail 8; }
 	[ -r "$kr_res" ] || { bad "no $kr_res (CONFIG_KUNIT_DEBUGFS?)"; return; }

@@ -3,9 +3,9 @@
 #
 # Guest side of make soak, as /slabpark/run.sh:  soak.sh DURATION_S [NO_SHEAVES]
 # Randomized runs of the module until DURATION_S, reloaded every few runs
-# (object size, no_sheaves: NO_SHEAVES, else 1 in 4), park toggled, the
-# cache shrunk and its counters read during each; after it, state done,
-# error 0, check_after_run; at the end kmemleak.  The last line
+# (object size, no_sheaves: NO_SHEAVES, else 1 in 4), park toggled (with
+# the park switch), the cache shrunk and its counters read during each;
+# after it, state done, error 0, check_after_run; at the end kmemleak.  The last line
 # "SLABPARK-SOAK ..." is the host's; exit 1 on any failure.
 
 set -u
@@ -13,7 +13,7 @@ set -u
 DURATION=${1:-600}
 NO_SHEAVES=${2:-random}
 # shellcheck source=tools/guest/guest-lib.sh
-. /slabpark/tools/guest/guest-lib.sh
+. "${SLABPARK_DIR:-/slabpark}/tools/guest/guest-lib.sh"
 
 RUNS=0
 FAILS=0
@@ -70,8 +70,11 @@ one_run() {
 
 	write_file "$SLAB/shrink" 1
 	base=$(sum_of "$SLAB/objects")
-	p0=$(pick 0 1 2)
-	write_file "$PARKDIR/park" "$p0" || bad "echo $p0 > park: $WERR"
+	p0=-
+	if [ "$SWITCH" = 1 ]; then
+		p0=$(pick 0 1 2)
+		write_file "$PARKDIR/park" "$p0" || bad "echo $p0 > park: $WERR"
+	fi
 	clear_stat_files "$SLAB"
 
 	if ! write_file "$DBG/run" 1; then
@@ -83,16 +86,18 @@ one_run() {
 	sk=0
 	while [ "$(cat "$DBG/status")" = running ]; do
 		sleep "0.$(rnd 5)$(rnd 10)"
-		m=$(pick 0 1 2)
-		write_file "$PARKDIR/park" "$m" || bad "$what: echo $m > park during the run: $WERR"
-		tg=$((tg + 1))
+		if [ "$SWITCH" = 1 ]; then
+			m=$(pick 0 1 2)
+			write_file "$PARKDIR/park" "$m" || bad "$what: echo $m > park during the run: $WERR"
+			tg=$((tg + 1))
+			cat "$PARKDIR/parked" >/dev/null
+		fi
 		# a list walker that unparks; flushes KASAN's quarantine too
 		if [ "$(rnd 4)" = 0 ]; then
 			write_file "$SLAB/shrink" 1 || bad "$what: shrink during the run: $WERR"
 			sk=$((sk + 1))
 		fi
 		cat "$SLAB/partial" "$SLAB/objects" "$SLAB/objects_partial" >/dev/null
-		cat "$PARKDIR/parked" >/dev/null
 		grep "^$CACHE " /proc/slabinfo >/dev/null
 	done
 	TOGGLES=$((TOGGLES + tg))
@@ -107,14 +112,16 @@ one_run() {
 	PARKS=$((PARKS + PS))
 	UNPARKS=$((UNPARKS + US))
 	echo "$what: ${fr:-0} frees, park $p0, $tg toggles, $sk shrinks, parked $PS unparked $US (free_add_partial $FAP)$([ "$CASE_BAD" = 0 ] || echo ' FAILED')"
-	[ "$CASE_BAD" = 0 ] || FAILS=$((FAILS + 1))
 }
 
 echo "# soak: ${DURATION}s, $NNODES nodes, kernel $(uname -r)"
-if [ -f "$KML" ]; then
-	echo scan >"$KML"
-	echo clear >"$KML"
+SWITCH=0
+if kernel_has_park; then
+	SWITCH=1
+else
+	echo "# no /sys/kernel/debug/slab/<cache>/park: the parking modes are not varied"
 fi
+[ ! -f "$KML" ] || kml_boot
 t0=$(now)
 end=$((t0 + DURATION))
 load || FAILS=$((FAILS + 1))
@@ -122,6 +129,8 @@ while mod_loaded; do
 	left=$((end - $(now)))
 	[ "$left" -gt 0 ] || break
 	one_run "$left"
+	# a run that could not be set up or started (one_run returned early) too
+	[ "$CASE_BAD" = 0 ] || FAILS=$((FAILS + 1))
 	if [ "$(rnd 8)" = 0 ] && [ $((end - $(now))) -gt 5 ]; then
 		load || { FAILS=$((FAILS + 1)); break; }
 	fi

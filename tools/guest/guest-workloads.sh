@@ -25,8 +25,8 @@ SNG=$S/stress-ng
 has_switch=0
 kernel_has_park && has_switch=1
 for c in $WL_CACHES; do
-	[ $has_switch = 0 ] || [ -f "/sys/kernel/debug/slab/$c/park" ] ||
-		{ echo "guest-workloads: park switches, but not /sys/kernel/debug/slab/$c/park" >&2; exit 1; }
+	[ $has_switch = 0 ] || [ -f "$SYS/kernel/debug/slab/$c/park" ] ||
+		{ echo "guest-workloads: park switches, but not $SYS/kernel/debug/slab/$c/park" >&2; exit 1; }
 done
 if [ $has_switch = 1 ]; then
 	modes=${5:-0 1 2}
@@ -37,9 +37,9 @@ fi
 
 snapshot() {
 	for c in $WL_CACHES; do
-		stat_snapshot "/sys/kernel/slab/$c" | sed "s/^/$1 $c /"
+		stat_snapshot "$SYS/kernel/slab/$c" | sed "s/^/$1 $c /"
 		for g in slabs objects partial; do
-			read -r v _ <"/sys/kernel/slab/$c/$g"
+			read -r v _ <"$SYS/kernel/slab/$c/$g"
 			echo "$1 $c $g $v"
 		done
 	done
@@ -81,17 +81,17 @@ for r in $(seq "$rounds"); do
 			f=$dir/$n.txt
 			echo "# [$(($(date +%s) - t0))s] $workload, $t tasks, round $r/$rounds, park=$m"
 			for c in $WL_CACHES; do
-				[ "$m" = base ] || echo "$m" >"/sys/kernel/debug/slab/$c/park"
-				echo 1 >"/sys/kernel/slab/$c/shrink"
-				clear_stat_files "/sys/kernel/slab/$c"
+				[ "$m" = base ] || echo "$m" >"$SYS/kernel/debug/slab/$c/park"
+				echo 1 >"$SYS/kernel/slab/$c/shrink"
+				clear_stat_files "$SYS/kernel/slab/$c"
 			done
 			snapshot before >"$f"
-			run_workload "$t" "$dir/$r" >"$f.result" &
+			run_workload "$t" "${f%.txt}" >"$f.result" &
 			pid=$!
 			peak_m=0 peak_v=0
 			while kill -0 "$pid" 2>/dev/null; do
-				read -r n _ </sys/kernel/slab/maple_node/slabs
-				read -r v _ </sys/kernel/slab/vm_area_struct/slabs
+				read -r n _ <"$SYS/kernel/slab/maple_node/slabs"
+				read -r v _ <"$SYS/kernel/slab/vm_area_struct/slabs"
 				[ "$n" -gt "$peak_m" ] && peak_m=$n
 				[ "$v" -gt "$peak_v" ] && peak_v=$v
 				sleep 0.1
@@ -110,6 +110,6 @@ for r in $(seq "$rounds"); do
 	done
 done
 if [ $has_switch = 1 ]; then
-	for c in $WL_CACHES; do echo 1 >"/sys/kernel/debug/slab/$c/park"; done
+	for c in $WL_CACHES; do echo 1 >"$SYS/kernel/debug/slab/$c/park"; done
 fi
 echo "# all workload runs done in $(($(date +%s) - t0))s"

@@ -7,6 +7,7 @@ import os
 import re
 from typing import Dict, List, Optional, Tuple
 
+from . import guest_out
 from .ktap import RESULT
 
 # The slab parking cases of slub_kunit (patch 6 of the series), in suite
@@ -126,7 +127,12 @@ def kselftest(text: str, kernel: str) -> List[str]:
     """run_kselftest.sh -c slub_park's output on KERNEL: every test of the
     plan reported, none failed, a SKIP only for a need KERNEL lacks"""
     bad = []
-    if re.search(r'(?m)^ok \d+ selftests: slub_park: .*# SKIP', text):
+    top = [parse_result(t) for t in text.splitlines() if parse_result(t)]
+    if not top:
+        bad.append('no result line of run_kselftest.sh (cut short?)')
+    bad += ['run_kselftest.sh: not ok %s%s' % (n, ' # ' + d if d else '') for ok, n, d in top
+            if not ok]
+    if any(ok and (d or '').startswith('SKIP') for ok, _, d in top):
         bad.append('the whole slub_park suite was skipped')
     plan = re.search(r'(?m)^# 1\.\.(\d+)$', text)
     tests = [parse_result(t[2:]) for t in text.splitlines()
@@ -162,9 +168,11 @@ KMEMLEAK = (('kmemleak-kunit.txt', 'slub_kunit|test_leak_destroy'),
             ('kmemleak-end.txt', 'comm "kunit_try_catch"'))
 
 
-def kmemleak(text: str, expected: str) -> List[str]:
-    """the objects none of whose lines match EXPECTED"""
-    objs = re.split(r'(?m)^(?=unreferenced object)', text)[1:]
+def kmemleak(files: str, name: str, expected: str) -> List[str]:
+    """the objects of report NAME none of whose lines match EXPECTED"""
+    if not os.path.isfile(os.path.join(files, name)):
+        return ['no %s: the guest did not return it' % name]
+    objs = re.split(r'(?m)^(?=unreferenced object)', read(files, name))[1:]
     leaks = [o for o in objs if not re.search(expected, o)]
     return ['%d suspected leak(s) (expected: %s):' % (len(leaks), expected)] + \
         leaks[0].splitlines()[:30] if leaks else []
@@ -183,11 +191,13 @@ def check(ctx, files: str, kernel: str, suites, bdir: str) -> bool:
     judges = {
         'kselftest': lambda: kselftest(ksft, kernel),
         'kselftest-intree': lambda: kselftest(ksft, kernel),
-        'topology': lambda: topology(ksft),
+        'topology': lambda: topology(ksft) + [
+            '%s: %s' % (name, found) for ok, name, found in guest_out.host_runs(
+                os.path.join(files, 'topology'), 'topology', kernel) if not ok],
         'kunit': lambda: kunit(kunit_text, rcu_debug(bdir),
                                kernel != 'debug'),
-        'kmemleak': lambda: [b for f, ere in KMEMLEAK
-                             for b in kmemleak(read(files, f), ere)],
+        'kmemleak': lambda: [b for f, ere in KMEMLEAK if 'kunit' in suites or 'kunit' not in f
+                             for b in kmemleak(files, f, ere)],
     }
     ok = True
     for s in suites:

@@ -14,11 +14,29 @@ from . import config, slabstat
 
 CACHE = 'nfs_page_test'
 
+# make run HOST=1 in the guest (guest-check.sh's hm_run: DIR/NAME.out,
+# .err, .rc) of each suite (topology: either kernel): (NAME, refused, a
+# line's regexp); a refusal exits non-zero, that line alone on stderr and
+# nothing on stdout; else the exit status is 0, the line in either
+RUN = ('run', False, r'^slabpark: no python3 here: .*--report')
+HOST_RUNS = {
+    ('host-mode', 'patched'): (
+        ('check-only', False, '^slabpark: prerequisites ok: 2 nodes, SLUB counters, park switch'),
+        ('loaded', True, '^slabpark: error: slub_stress is already loaded'), RUN),
+    ('host-mode', 'base'): (
+        ('unpatched', True, '^slabpark: error: kernel .* has no park switch .*unpatched.*'
+         'HOST_BASE_ONLY=1'), RUN),
+    ('topology', None): (
+        ('check-only', False, '^slabpark: prerequisites ok: 4 nodes, .*nodes 0 -> 2, 1 threads'),
+        ('free3', True, '^slabpark: error: FREE_NODE=3: node 3 has no online CPUs')),
+}
+
 # of host-mode's run (RUNS=1 DURATION_MS=1000, PLACEMENTS "cross local",
-# base: "cross"): non-empty files, cross.csv's groups, report.txt lines
-# (regexps), summary.csv line starts
+# base: "cross"): the raw runs of (placements, modes), non-empty files,
+# cross.csv's groups, report.txt lines (regexps), summary.csv line starts
 HOST_MODE_REPORT = {
     'patched': {
+        'runs': (('cross', 'local'), ('0', '1', '2')),
         'files': ('report.txt', 'summary.txt', 'cross.csv', 'cross.json',
                   'local.csv', 'local.json', 'summary.csv',
                   'host/runs/cross/park0/1.json',
@@ -32,6 +50,7 @@ HOST_MODE_REPORT = {
         'summary': ('cross,0,1,', 'cross,1,1,', 'cross,2,1,'),
     },
     'base': {
+        'runs': (('cross',), ('base',)),
         'files': ('report.txt', 'summary.txt', 'cross.csv', 'cross.json',
                   'summary.csv', 'host/runs/cross/parkbase/1.json'),
         'csv_groups': 'metric,base,kind',
@@ -53,9 +72,27 @@ def _read(path: str) -> str:
         return ''
 
 
+def host_runs(d: str, suite: str, kernel: str) -> List[Check]:
+    out = []
+    for name, refused, rx in HOST_RUNS.get((suite, kernel)) or HOST_RUNS[(suite, None)]:
+        rc, so, se = (_read(os.path.join(d, name + x)) for x in ('.rc', '.out', '.err'))
+        rc = rc.strip() or '-'
+        said = re.search(rx, se if refused else so + se, re.M) is not None
+        ok = rc not in ('-', '0') and said and se.count('\n') == 1 and not so if refused \
+            else rc == '0' and said
+        out.append((ok, 'make run HOST=1 %s: %s /%s/' % (
+            name, 'refused with' if refused else 'exit status 0, said', rx),
+            'exit status %s, stdout %r, stderr %r' % (rc, so[-2000:], se[-2000:])))
+    return out
+
+
 def report_checks(results: str, want: Dict) -> List[Check]:
     out = []
-    for f in want['files']:
+    places, modes = want['runs']
+    files = ['host/compare.log', 'host/knobs'] + [
+        'host/runs/%s/park%s/1.%s' % (p, m, f) for p in places for m in modes
+        for f in ('before.dump', 'after.dump', 'results')] + list(want['files'])
+    for f in files:
         p = os.path.join(results, f)
         out.append((os.path.isfile(p) and os.path.getsize(p) > 0,
                     'report file ' + f, 'missing or empty'))
@@ -104,15 +141,14 @@ def window_checks(before: str, after: str) -> List[Check]:
 
 
 def host_mode(ctx, files: str, kernel: str) -> List[Check]:
+    runs = host_runs(os.path.join(files, 'host-mode'), 'host-mode', kernel)
     results = os.path.join(files, 'host-mode', 'results')
     if not os.path.isfile(os.path.join(results, 'host', 'knobs')):
-        return [(False, 'host-mode left its runs', 'no %s/host/knobs'
-                 % results)]
+        return runs + [(False, 'host-mode left its runs', 'no %s/host/knobs' % results)]
     rc = ctx.run([sys.executable, '-m', 'slabpark', 'run', '--report',
                   results], env={'PYTHONPATH': os.path.join(config.TOP, 'tools')})
-    return [(rc == 0, 'python3 -m slabpark run --report exits 0',
-             'status %d' % rc)] + report_checks(results,
-                                                HOST_MODE_REPORT[kernel])
+    return runs + [(rc == 0, 'python3 -m slabpark run --report exits 0',
+                    'status %d' % rc)] + report_checks(results, HOST_MODE_REPORT[kernel])
 
 
 def slab_window(ctx, files: str, kernel: str) -> List[Check]:

@@ -2,9 +2,13 @@
 """Tests of slabpark.guest_judge on hand-made slub_kunit results,
 kselftest output and kmemleak reports."""
 
+import os
+import tempfile
 import unittest
 
 from slabpark import guest_judge as J
+
+from . import fixtures
 
 OTHER_CASES = (
     'test_clobber_zone', 'test_kfree_rcu', 'test_leak_destroy', J.PERF_CASE,
@@ -115,18 +119,30 @@ class JudgeTest(unittest.TestCase):
                  'whole slub_park suite was skipped'),
                 ('patched', kselftest('ok 1 load').replace('# 1..1', '# 1..2'),
                  '1 tests reported of a plan of 2'),
+                ('patched', kselftest('ok 1 load', top='not ok 1 selftests: '
+                                      'slub_park: ksft_slub_park.sh # exit=1'),
+                 'run_kselftest.sh: not ok selftests: slub_park: ksft_slub_park.sh # exit=1'),
+                ('patched', kselftest('ok 1 load', top='# timeout'),
+                 'no result line of run_kselftest.sh'),
                 ('patched', '', 'plan of none')):
             with self.subTest(kernel=kernel, text=text):
                 self.check(J.kselftest(text, kernel), want)
+        # the runner's line for a test missing or not executable has no directive
+        self.assertIn('run_kselftest.sh: not ok selftests: slub_park: ksft_slub_park.sh',
+                      J.kselftest(kselftest('ok 1 load', top='not ok 1 selftests: slub_park: '
+                                            'ksft_slub_park.sh'), 'patched'))
 
     def test_kmemleak(self):
-        ere = J.KMEMLEAK[0][1]
-        for report, want in (('', None), (EXPECTED, None),
-                             (EXPECTED + UNEXPECTED + EXPECTED,
-                              '1 suspected leak'),
-                             (UNEXPECTED + UNEXPECTED, '2 suspected leak')):
-            with self.subTest(report=report):
-                self.check(J.kmemleak(report, ere), want)
+        f, ere = J.KMEMLEAK[0]
+        with tempfile.TemporaryDirectory() as d:
+            self.check(J.kmemleak(d, f, ere), 'no %s: the guest did not return it' % f)
+            for report, want in (('', None), (EXPECTED, None),
+                                 (EXPECTED + UNEXPECTED + EXPECTED,
+                                  '1 suspected leak'),
+                                 (UNEXPECTED + UNEXPECTED, '2 suspected leak')):
+                with self.subTest(report=report):
+                    fixtures.write(os.path.join(d, f), report)
+                    self.check(J.kmemleak(d, f, ere), want)
 
     def test_topology(self):
         self.check(J.topology(kselftest('ok 1 load')), None)

@@ -64,7 +64,9 @@ class ReportTest(unittest.TestCase):
     def results(self, report, csv_head, summary):
         t = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, t)
-        for f in self.WANT['files']:
+        for f in self.WANT['files'] + ('host/compare.log', 'host/knobs') + tuple(
+                'host/runs/cross/parkbase/1.' + f for f in ('before.dump', 'after.dump',
+                                                            'results')):
             fixtures.write(os.path.join(t, f), 'x\n')
         for f, text in (('report.txt', report), ('cross.csv', csv_head),
                         ('summary.csv', summary)):
@@ -86,14 +88,41 @@ class ReportTest(unittest.TestCase):
                                              '1000'),
                          'metric,off,kind\n', 'cross,0,1,5\n')
         os.remove(os.path.join(t, 'host/runs/cross/parkbase/1.json'))
+        os.remove(os.path.join(t, 'host/runs/cross/parkbase/1.after.dump'))
         fixtures.write(os.path.join(t, 'summary.txt'), '')
         self.assertEqual(failed(guest_out.report_checks(t, self.WANT)), [
+            'report file host/runs/cross/parkbase/1.after.dump',
             'report file summary.txt',
             'report file host/runs/cross/parkbase/1.json',
             'cross.csv groups metric,base,kind',
             "cross.csv has the runs' ops_per_sec",
             'report.txt has /^== placement cross: base 1 runs of 1000 ms$/',
             'summary.csv has a row cross,base,1,...'])
+
+
+class HostRunsTest(unittest.TestCase):
+    OK = 'slabpark: prerequisites ok: 4 nodes, x, nodes 0 -> 2, 1 threads\n'
+    NO = 'slabpark: error: FREE_NODE=3: node 3 has no online CPUs (x)\n'
+
+    def test_runs(self):
+        """guest-check.sh's topology runs: (check-only's, free3's (status,
+        stdout, stderr)), the checks failed"""
+        ran, refused = [guest_out.HOST_RUNS[('topology', None)][i][2] for i in (0, 1)]
+        ran = 'make run HOST=1 check-only: exit status 0, said /%s/' % ran
+        refused = 'make run HOST=1 free3: refused with /%s/' % refused
+        for runs, want in (
+                ((('0', self.OK, ''), ('1', '', self.NO)), []),
+                ((('0', '', self.OK), ('1', '', self.NO)), []),
+                ((('1', self.OK, ''), ('0', '', self.NO)), [ran, refused]),
+                ((('0', 'nodes 0 -> 1\n', ''), ('1', 'x\n', self.NO)), [ran, refused]),
+                ((('0', self.OK, ''), ('1', '', self.NO + 'more\n')), [refused]),
+                ((('0', self.OK, ''), ('1', '', 'other\n')), [refused]),
+                ((), [ran, refused])):
+            with self.subTest(runs=runs), tempfile.TemporaryDirectory() as d:
+                for name, texts in zip(('check-only', 'free3'), runs):
+                    for x, t in zip(('.rc', '.out', '.err'), texts):
+                        fixtures.write(os.path.join(d, name + x), t)
+                self.assertEqual(failed(guest_out.host_runs(d, 'topology', 'base')), want)
 
 
 if __name__ == '__main__':
