@@ -16,6 +16,8 @@ MODE=${1:?usage: guest-kunit-mutants.sh MODE}
 tp_sub "mode-$MODE"
 got=$(cat "$SYS/module/kernel/parameters/slub_break_parking" 2>/dev/null)
 [ "$got" = "$MODE" ] || bad "slub_break_parking is '$got', want $MODE (not the break kernel?)"
+# its results as diagnostics: kunit_parser would count the cases MODE fails on purpose
+KUNIT_COMMENTED=1
 kunit_run
 if [ "$CASE_BAD" = 0 ]; then
 	echo "ok 1 mode-$MODE"

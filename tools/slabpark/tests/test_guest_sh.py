@@ -13,7 +13,7 @@ import unittest
 from slabpark import check, config, guest_out, ktap
 
 from . import fixtures
-from .test_check import nest, structure
+from .test_check import failed, kunit_parser, nest, structure
 
 RESULTS = 'state: done\nerror: 0\nfrees: 1000\nshrinks: 3\n'
 # a wrapper of guest-lib.sh: the module and the commands it needs, by /sys
@@ -166,6 +166,9 @@ class GuestShTest(unittest.TestCase):
                                        'ok 1 mode-8', 'ok 2 mode-8-host', 'ok 1 break-mode-8'])
         structure(self, doc)
         self.assertIn(ktap.INDENT * 3 + 'ok 1 mode-8', doc)
+        # the case mode 8 fails on purpose is a diagnostic, not a failed test
+        self.assertIn(ktap.INDENT * 3 + '#     not ok 2 test_park_shrink', doc)
+        self.assertEqual(failed(kunit_parser(self)(doc)), [])
 
 
 if __name__ == '__main__':
