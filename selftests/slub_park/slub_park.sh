@@ -255,7 +255,8 @@ lacks() {
 }
 
 # run_named NAME: one KTAP line for t_NAME; a failure (fail) or a splat
-# after the canary fails it, a skip for a need not on its line too
+# after the canary fails it, a skip for a need not on its line too, and
+# a return of 4 without a skip
 run_named() {
 	rn_needs=" $(echo "$TESTS" | awk -v t="$1" '$1 == t { $1 = ""; print }') "
 	SKIP_NEED=
@@ -276,6 +277,8 @@ run_named() {
 	fi
 	CANARY=$rn_canary
 	splat_since_canary && fail "$1: kernel splat after the test started"
+	[ "$rn_rc" != "$ksft_skip" ] || [ -n "$SKIP_NEED" ] ||
+		fail "$1: returned $ksft_skip (KSFT_SKIP) without a skip"
 	[ "$ok" = 0 ] || rn_rc=1
 	case "$rn_rc:$rn_needs" in
 	"$ksft_skip:"*" $SKIP_NEED "*)
