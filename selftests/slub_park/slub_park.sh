@@ -90,12 +90,19 @@ canary_seen() {
 	dmesg | grep -qF "$CANARY"
 }
 
-# splat_since_canary: 0, saying them, when kernel lines after the canary
-# (timestamps stripped) match SPLAT_RE
-splat_since_canary() {
-	sp_lines=$(dmesg | awk -v c="$CANARY" 'p { print } index($0, c) { p = 1 }' |
+# splat_check NAME: NAME fails, saying them, when kernel lines after the
+# canary (timestamps stripped) match SPLAT_RE, or when dmesg lost the canary
+splat_check() {
+	sp_log=$(dmesg)
+	case $sp_log in
+	*"$CANARY"*) ;;
+	*) fail "$1: cannot judge kernel splats: dmesg has no '$CANARY'"; return ;;
+	esac
+	sp_lines=$(echo "$sp_log" | awk -v c="$CANARY" 'p { print } index($0, c) { p = 1 }' |
 		sed -e 's/^\[[ 0-9.]*\] //' -e 's/^\[ *[CT][0-9]*\] //' | grep -E "$SPLAT_RE")
-	[ -n "$sp_lines" ] && echo "$sp_lines" | sed 's/^/#   dmesg: /'
+	[ -z "$sp_lines" ] && return
+	echo "$sp_lines" | sed 's/^/#   dmesg: /'
+	fail "$1: kernel splat after the test started"
 }
 
 # node_cpus N: how many of node N's CPUs are online (all, without NUMA)
@@ -276,7 +283,7 @@ run_named() {
 		rn_rc=$?
 	fi
 	CANARY=$rn_canary
-	splat_since_canary && fail "$1: kernel splat after the test started"
+	splat_check "$1"
 	[ "$rn_rc" != "$ksft_skip" ] || [ -n "$SKIP_NEED" ] ||
 		fail "$1: returned $ksft_skip (KSFT_SKIP) without a skip"
 	[ "$ok" = 0 ] || rn_rc=1
@@ -315,6 +322,8 @@ main() {
 	load_ktap
 	load_splat_re "$SCRIPT_DIR" || exit 1
 	[ "$(id -u)" -eq 0 ] || skip_all "must be run as root"
+	{ [ -r /dev/kmsg ] && canary > /dev/null 2>&1; } ||
+		skip_all "cannot judge kernel splats: /dev/kmsg or dmesg cannot be read"
 	[ -d /sys/kernel/slab ] || skip_all "no /sys/kernel/slab (CONFIG_SYSFS/SLUB)"
 	grep -q ' /sys/kernel/debug debugfs' /proc/mounts ||
 		mount -t debugfs none /sys/kernel/debug 2>/dev/null ||
