@@ -166,11 +166,22 @@ kasan_on() {
 		dmesg | grep -q 'KernelAddressSanitizer initialized (generic)'
 }
 
-# sig_probe: one load; a kernel that refuses the unsigned module (module
-# signing, lockdown) skips everything
+# sig_probe: where the kernel refuses unsigned modules (sig_enforce Y, or
+# lockdown at integrity or confidentiality), one load; a refusal of the
+# module skips everything.  sig_enforce exists with CONFIG_MODULE_SIG.
+SIG_ENFORCE=/sys/module/module/parameters/sig_enforce
+LOCKDOWN=/sys/kernel/security/lockdown
 sig_probe() {
-	[ -r /sys/module/module/parameters/sig_enforce ] &&
+	sp_why=
+	if [ -r "$SIG_ENFORCE" ]; then
 		TAINT_EXPECTED=$((TAINT_EXPECTED | (1 << 13)))
+		[ "$(cat "$SIG_ENFORCE")" != Y ] || sp_why="sig_enforce=Y"
+	fi
+	[ -e "$LOCKDOWN" ] || mount -t securityfs none "${LOCKDOWN%/*}" 2>/dev/null
+	case "$(cat "$LOCKDOWN" 2>/dev/null)" in
+	*"[integrity]"*|*"[confidentiality]"*) sp_why="${sp_why:+$sp_why, }lockdown" ;;
+	esac
+	[ -n "$sp_why" ] || return 0
 	# shellcheck disable=SC2086 # NODE_ARGS is a list of words
 	if sp_out=$(insmod "$KO" $NODE_ARGS 2>&1); then
 		rmmod "$MOD" || skip_all "the probe load of $MOD could not be removed"
@@ -178,7 +189,7 @@ sig_probe() {
 	fi
 	case "$sp_out" in
 	*"Key was rejected"*|*"Required key not available"*|*"Operation not permitted"*)
-		skip_all "the kernel refuses $MOD.ko (sign it with the kernel's key): $sp_out" ;;
+		skip_all "the kernel refuses $MOD.ko ($sp_why; sign it with the kernel's key): $sp_out" ;;
 	esac
 }
 
