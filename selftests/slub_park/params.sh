@@ -7,27 +7,17 @@
 FUZZ_CASES=$SCRIPT_DIR/param_fuzz.txt
 FUZZ_ALL=0
 
-# fuzz_words: the values of the words of param_fuzz.txt
-fuzz_words() {
-	fz_p=$(cat "$NODE_SYS/possible" 2>/dev/null || echo 0)
-	FZ_NODE_IDS=$((${fz_p##*[-,]} + 1))
-	FZ_SMALL_NODE=$NODE_A
-	[ "$(node_cpus "$NODE_B")" -ge "$(node_cpus "$NODE_A")" ] || FZ_SMALL_NODE=$NODE_B
-	FZ_THREADS=$((4 * $(node_cpus "$FZ_SMALL_NODE")))
-	FZ_ALL_THREADS1=$((4 * $(grep -c '^processor' /proc/cpuinfo) + 1))
-}
-
 # fuzz_cases KIND: KIND's lines as "EXPECT NAME ARGS": those marked ksft,
 # in fuzz mode all
 fuzz_cases() {
 	sed -e 's/#.*//' \
-	    -e "s/@NR_NODE_IDS@/$FZ_NODE_IDS/g" \
-	    -e "s/@LAST_NODE@/$((FZ_NODE_IDS - 1))/g" \
+	    -e "s/@NR_NODE_IDS@/$NR_NODE_IDS/g" \
+	    -e "s/@LAST_NODE@/$((NR_NODE_IDS - 1))/g" \
 	    -e "s/@NODE_A@/$NODE_A/g" -e "s/@NODE_B@/$NODE_B/g" \
-	    -e "s/@SMALL_NODE@/$FZ_SMALL_NODE/g" \
-	    -e "s/@THREADS@/$FZ_THREADS/g" \
-	    -e "s/@THREADS+1@/$((FZ_THREADS + 1))/g" \
-	    -e "s/@ALL_THREADS+1@/$FZ_ALL_THREADS1/g" "$FUZZ_CASES" |
+	    -e "s/@SMALL_NODE@/$NODE_SMALL/g" \
+	    -e "s/@THREADS@/$((4 * NODE_SMALL_CPUS))/g" \
+	    -e "s/@THREADS+1@/$((4 * NODE_SMALL_CPUS + 1))/g" \
+	    -e "s/@ALL_THREADS+1@/$((4 * $(grep -c '^processor' /proc/cpuinfo) + 1))/g" "$FUZZ_CASES" |
 		awk -v kind="$1" -v all="$FUZZ_ALL" \
 			'($1 == "ksft" || all) && $2 == kind { $1 = ""; $2 = ""; print }'
 }

@@ -14,7 +14,6 @@ CACHE=nfs_page_test
 SLAB=/sys/kernel/slab/$CACHE
 PARKDIR=/sys/kernel/debug/slab/$CACHE
 DBG=/sys/kernel/debug/$MOD
-NODE_SYS=/sys/devices/system/node
 SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
 KO=$SCRIPT_DIR/$MOD/$MOD.ko
 PARAMS_BIN=$SCRIPT_DIR/slub_park_params
@@ -103,60 +102,6 @@ splat_check() {
 	[ -z "$sp_lines" ] && return
 	echo "$sp_lines" | sed 's/^/#   dmesg: /'
 	fail "$1: kernel splat after the test started"
-}
-
-# node_cpus N: how many of node N's CPUs are online (all, without NUMA)
-node_cpus() {
-	nc_on=$(cat /sys/devices/system/cpu/online)
-	{ cpulist_expand "$nc_on"
-	  cpulist_expand "$(cat "$NODE_SYS/node$1/cpulist" 2>/dev/null || echo "$nc_on")"
-	} | sort | uniq -d | wc -l
-}
-
-# choose_nodes: NODE_A, the first online node with online CPUs and normal
-# memory (the module refuses others); NODE_B, the farthest other one by
-# the distance table, else NODE_A; NODE_ARGS, what each load passes
-choose_nodes() {
-	NODES=$(cpulist_expand "$(cat "$NODE_SYS/online" 2>/dev/null || echo 0)" | xargs)
-	NR_NODES=$(echo "$NODES" | wc -w)
-	cn_mem=" $(cpulist_expand "$(cat "$NODE_SYS/has_normal_memory" 2>/dev/null || echo 0)" |
-		xargs) "
-	cn_ok=
-	cn_why=
-	for cn_n in $NODES; do
-		if [ "$(node_cpus "$cn_n")" -eq 0 ]; then
-			cn_why="$cn_why; node $cn_n: no online CPU"
-		elif [ "${cn_mem#* "$cn_n" }" = "$cn_mem" ]; then
-			cn_why="$cn_why; node $cn_n: no normal memory"
-		else
-			cn_ok="$cn_ok $cn_n"
-		fi
-	done
-	# shellcheck disable=SC2086 # the node ids are words
-	set -- $cn_ok
-	NODE_A=${1:-0}
-	# NODE_A's distance row has an entry per online node, in order
-	# shellcheck disable=SC2046 # the node and its distance
-	set -- $(awk -v a="$NODE_A" -v ok="$cn_ok " -v nodes="$NODES" \
-		-v row="$(cat "$NODE_SYS/node$NODE_A/distance" 2>/dev/null)" 'BEGIN {
-		n = split(nodes, id, " "); split(row, d, " "); best = -1; b = a
-		for (i = 1; i <= n; i++)
-			if (id[i] != a && index(ok, " " id[i] " ") && d[i] + 0 > best)
-				{ best = d[i] + 0; b = id[i] }
-		print b, best }')
-	NODE_B=$1
-	cn_all="online: $(echo "$NODES" | tr ' ' ,); with online CPUs and normal memory:"
-	# shellcheck disable=SC2086 # the node ids are words
-	cn_all="$cn_all $(echo $cn_ok | tr ' ' ,)$cn_why"
-	if [ -z "$cn_ok" ]; then
-		skip_all "no online node has online CPUs and normal memory (${cn_all%%;*}$cn_why)"
-	elif [ "$NODE_B" = "$NODE_A" ]; then
-		NODE_ARGS="placement=local alloc_node=$NODE_A"
-		NODE_NOTE="alloc_node=$NODE_A, no second node for cross-node runs ($cn_all)"
-	else
-		NODE_ARGS="placement=cross alloc_node=$NODE_A free_node=$NODE_B"
-		NODE_NOTE="alloc_node=$NODE_A free_node=$NODE_B, distance $2 ($cn_all)"
-	fi
 }
 
 # kasan_on: generic KASAN, whose quarantine holds the frees of a run
@@ -345,7 +290,6 @@ main() {
 	[ "$vm" = "$(uname -r)" ] || skip_all "$KO is built for kernel $vm, this is $(uname -r)"
 	! mod_loaded || rmmod "$MOD" || skip_all "$MOD is loaded and cannot be removed"
 	choose_nodes
-	fuzz_words
 	TAINT_BEFORE=$(cat /proc/sys/kernel/tainted)
 	sig_probe
 	KASAN=

@@ -66,6 +66,73 @@ stat_snapshot() {
 	done
 }
 
+# choose_nodes [SYS]: the run nodes, read from SYS (/sys/devices/system):
+# NODE_A, the first online node with online CPUs and normal memory (the
+# module refuses others); NODE_B, the farthest other such node by NODE_A's
+# distance row, else NODE_A; NODES, the online nodes, and NR_NODES;
+# NR_NODE_IDS, of node/possible; NODE_SMALL, the one of the two with fewer
+# online CPUs (NODE_A if even), NODE_SMALL_CPUS; NODE_ARGS, what each load
+# passes; NODE_NOTE, the choice in words.  Without such a node, skip_all.
+choose_nodes() {
+	eval "$(awk -v sys="${1:-/sys/devices/system}" '
+	function rd(f, def,  l) { if ((getline l < f) <= 0) l = def; close(f); return l }
+	function ids(s, a, set,  p, n, r, m, i, c, k) {	# of a cpulist ("0-1,4")
+		n = split(s, p, ",")
+		for (i = 1; i <= n; i++) {
+			m = split(p[i], r, "-")
+			for (c = r[1] + 0; c <= r[m] + 0; c++) { a[++k] = c; set[c] = 1 }
+		}
+		return k + 0
+	}
+	function ncpus(n,  c, s, k, i, t) {	# online, of node n
+		k = ids(rd(sys "/node/node" n "/cpulist", on), c, s)
+		for (i = 1; i <= k; i++) t += (c[i] in online)
+		return t + 0
+	}
+	BEGIN {
+		on = rd(sys "/cpu/online", "")
+		ids(on, x, online)
+		nn = ids(rd(sys "/node/online", 0), id, y)
+		ids(rd(sys "/node/has_normal_memory", 0), z, mem)
+		for (i = 1; i <= nn; i++) {
+			n = id[i]
+			all = all (i > 1 ? "," : "") n
+			sp = sp (i > 1 ? " " : "") n
+			if (!(cpus[n] = ncpus(n)))
+				why = why "; node " n ": no online CPU"
+			else if (!(n in mem))
+				why = why "; node " n ": no normal memory"
+			else
+				ok = ok (ok == "" ? "" : ",") n
+		}
+		if (ok == "") {
+			print "skip_all \"no online node has online CPUs and normal memory (online: " all why ")\""
+			exit
+		}
+		a = ok
+		sub(/,.*/, "", a)
+		split(rd(sys "/node/node" a "/distance", ""), d, " ")
+		b = a
+		best = -1
+		for (i = 1; i <= nn; i++)
+			if (id[i] != a && index("," ok ",", "," id[i] ",") && d[i] + 0 > best)
+				{ best = d[i] + 0; b = id[i] }
+		p = rd(sys "/node/possible", 0)
+		sub(/.*[-,]/, "", p)
+		p++
+		s = cpus[b] < cpus[a] ? b : a
+		note = "(online: " all "; with online CPUs and normal memory: " ok why ")"
+		print "NODES=\"" sp "\"; NR_NODES=" nn "; NR_NODE_IDS=" p "; NODE_A=" a \
+			"; NODE_B=" b "; NODE_SMALL=" s "; NODE_SMALL_CPUS=" cpus[s]
+		if (a == b)
+			print "NODE_ARGS=\"placement=local alloc_node=" a "\"; NODE_NOTE=\"alloc_node=" \
+				a ", no second node for cross-node runs " note "\""
+		else
+			print "NODE_ARGS=\"placement=cross alloc_node=" a " free_node=" b "\"; " \
+				"NODE_NOTE=\"alloc_node=" a " free_node=" b ", distance " best " " note "\""
+	}')"
+}
+
 # cpulist_expand LIST: the ids of a cpulist ("0-1,4"), one a line
 cpulist_expand() {
 	echo "$1" | awk -F, '{ for (i = 1; i <= NF; i++) {
