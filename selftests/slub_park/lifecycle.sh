@@ -34,10 +34,6 @@ t_destroy_parked() {
 	gone "$SLAB" "$PARKDIR"
 }
 
-run_active() {
-	[ "$(cat "$DBG/status")" = running ]
-}
-
 t_rmmod_mid_run() {
 	if ! mod_loaded; then
 		load start=1 duration_ms=60000 || return 1

@@ -9,12 +9,10 @@
 # clear (a make check saw unpark_slab 51 ahead): park_slab and unpark_slab
 # are cleared again until their difference is the parked count.
 clear_stats() {
-	if [ -e "$PARKDIR/parked" ]; then
-		cs_p=$(parked_settle)
-		[ "$cs_p" = 0 ] || diag "clear_stats: $cs_p slabs still parked"
-	fi
+	[ ! -e "$PARKDIR/parked" ] || cs_p=$(parked_settle)
+	[ ! -e "$PARKDIR/parked" ] || [ "$cs_p" = 0 ] || diag "clear_stats: $cs_p slabs still parked"
 	clear_stat_files "$SLAB"
-	[ -e "$PARKDIR/parked" ] && [ -e "$SLAB/park_slab" ] || return 0
+	{ [ -e "$PARKDIR/parked" ] && [ -e "$SLAB/park_slab" ]; } || return 0
 	loop_until 10 park_counts_cleared ||
 		diag "clear_stats: park_slab - unpark_slab is not the parked count after 10 clears"
 }
@@ -24,13 +22,14 @@ clear_stats() {
 park_counts_cleared() {
 	echo 0 > "$SLAB/park_slab"
 	echo 0 > "$SLAB/unpark_slab"
-	for pc_i in 1 2; do
-		[ "$pc_i" = 1 ] || sleep 0.1
-		pc_off=$(($(stat_sum park_slab) - $(stat_sum unpark_slab) - $(parked_now)))
-		[ "$pc_off" = 0 ] && continue
-		diag "clear_stats: park_slab - unpark_slab - parked is $pc_off after the clear: clearing again"
-		return 1
-	done
+	park_off_zero && sleep 0.1 && park_off_zero
+}
+
+park_off_zero() {
+	pc_off=$(($(stat_sum park_slab) - $(stat_sum unpark_slab) - $(parked_now)))
+	[ "$pc_off" = 0 ] && return
+	diag "clear_stats: park_slab - unpark_slab - parked is $pc_off after the clear: clearing again"
+	return 1
 }
 
 # set_params WHO KEY=VALUE...: each VALUE written to the debugfs file KEY
@@ -57,7 +56,7 @@ run_wait() {
 }
 
 shrink_until_idle() {
-	[ "$(cat "$DBG/status")" = running ] || return 0
+	run_active || return 0
 	write_file "$SLAB/shrink" 1 || DR_SHRINK_ERR=$WERR
 	return 1
 }
@@ -74,9 +73,7 @@ do_run() {
 	diag "$1: $DR_STATE; $(res "$TMP/$1.res" frees) frees, $(res "$TMP/$1.res" ops_per_sec) ops/s, remote $(res "$TMP/$1.res" remote_free_pct)%${DR_PARKED:+, parked at end $DR_PARKED}"
 }
 
-run_stat() {
-	awk -v k="$2" '$1 == k { print $2 }' "$TMP/$1.stats"
-}
+run_stat() { awk -v k="$2" '$1 == k { print $2 }' "$TMP/$1.stats"; }
 
 # free_counts RUN: frees, slow (free_slowpath) and fast (free_fastpath)
 free_counts() {

@@ -27,54 +27,25 @@ for f in slub_park_lib runs parking lifecycle params; do
 	. "$SCRIPT_DIR/$f.sh"
 done
 
-diag() {
-	echo "# $*"
-}
-
+diag() { echo "# $*"; }
 # fail MSG: the test fails (it goes on), saying MSG
-fail() {
-	diag "$*"
-	ok=1
-}
-
+fail() { diag "$*"; ok=1; }
 # skip NEED REASON: return value of a test that skips for NEED
-skip() {
-	SKIP_NEED=$1
-	shift
-	SKIP_REASON=$*
-	return "$ksft_skip"
-}
-
-skip_all() {
-	echo "TAP version 13"
-	echo "1..0 # SKIP $*"
-	exit "$ksft_skip"
-}
+skip() { SKIP_NEED=$1; shift; SKIP_REASON=$*; return "$ksft_skip"; }
+skip_all() { printf 'TAP version 13\n1..0 # SKIP %s\n' "$*"; exit "$ksft_skip"; }
+# res FILE KEY: the value of "KEY: value" in a results file
+res() { awk -v k="$2" 'index($0, k ": ") == 1 { print substr($0, length(k) + 3); exit }' "$1"; }
+# ge_pct A B PCT: A >= B * PCT / 100
+ge_pct() { [ $(($1 * 100)) -ge $(($2 * $3)) ]; }
+canary_seen() { dmesg | grep -qF "$CANARY"; }
 
 load_ktap() {
 	for f in "$SCRIPT_DIR/../kselftest/ktap_helpers.sh" \
 		 ${KSRC:+"$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"}; do
-		if [ -r "$f" ]; then
-			# shellcheck source=/dev/null
-			. "$f"
-			return
-		fi
+		# shellcheck source=/dev/null
+		[ ! -r "$f" ] || { . "$f"; return; }
 	done
 	skip_all "no kselftest/ktap_helpers.sh: run from a kselftest install, or set KSRC"
-}
-
-stat_sum() {
-	sum_of "$SLAB/$1"
-}
-
-# res FILE KEY: the value of "KEY: value" in a results file
-res() {
-	awk -v k="$2" 'index($0, k ": ") == 1 { print substr($0, length(k) + 3); exit }' "$1"
-}
-
-# ge_pct A B PCT: A >= B * PCT / 100
-ge_pct() {
-	[ $(($1 * 100)) -ge $(($2 * $3)) ]
 }
 
 # The dmesg canary (as in livepatch/functions.sh): a test's kernel window.
@@ -83,10 +54,6 @@ canary() {
 	CANARY="slub_park kselftest canary $$.$SEQ.$(date +%s)"
 	echo "$CANARY" > /dev/kmsg
 	loop_until 51 canary_seen || { diag "canary not in dmesg: $CANARY"; return 1; }
-}
-
-canary_seen() {
-	dmesg | grep -qF "$CANARY"
 }
 
 # splat_check NAME: NAME fails, saying them, when kernel lines after the
@@ -118,10 +85,8 @@ SIG_ENFORCE=/sys/module/module/parameters/sig_enforce
 LOCKDOWN=/sys/kernel/security/lockdown
 sig_probe() {
 	sp_why=
-	if [ -r "$SIG_ENFORCE" ]; then
-		TAINT_EXPECTED=$((TAINT_EXPECTED | (1 << 13)))
-		[ "$(cat "$SIG_ENFORCE")" != Y ] || sp_why="sig_enforce=Y"
-	fi
+	[ ! -r "$SIG_ENFORCE" ] || TAINT_EXPECTED=$((TAINT_EXPECTED | (1 << 13)))
+	[ "$(cat "$SIG_ENFORCE" 2>/dev/null)" != Y ] || sp_why="sig_enforce=Y"
 	[ -e "$LOCKDOWN" ] || mount -t securityfs none "${LOCKDOWN%/*}" 2>/dev/null
 	case "$(cat "$LOCKDOWN" 2>/dev/null)" in
 	*"[integrity]"*|*"[confidentiality]"*) sp_why="${sp_why:+$sp_why, }lockdown" ;;
@@ -144,23 +109,16 @@ load() {
 	# shellcheck disable=SC2086 # NODE_ARGS is a list of words
 	ld_out=$(insmod "$KO" $NODE_ARGS "$@" 2>&1) ||
 		{ diag "insmod $KO $NODE_ARGS $*: $ld_out"; return 1; }
-	[ -d "$SLAB" ] && [ -d "$DBG" ] && return
-	diag "loaded, but $SLAB or $DBG is missing"
-	return 1
+	{ [ -d "$SLAB" ] && [ -d "$DBG" ]; } || { diag "loaded, but $SLAB or $DBG is missing"; return 1; }
 }
 
 unload() {
-	ul_out=$(rmmod "$MOD" 2>&1) && return
-	diag "rmmod $MOD: $ul_out"
-	return 1
+	ul_out=$(rmmod "$MOD" 2>&1) || { diag "rmmod $MOD: $ul_out"; return 1; }
 }
 
 cleanup() {
 	restore_park 2>/dev/null
-	if mod_loaded; then
-		{ echo 1 > "$DBG/stop"; } 2>/dev/null
-		rmmod "$MOD" 2>/dev/null
-	fi
+	! mod_loaded || { { echo 1 > "$DBG/stop"; } 2>/dev/null; rmmod "$MOD" 2>/dev/null; }
 	[ -z "$TMP" ] || rm -rf "$TMP"
 	TMP=
 }
@@ -199,21 +157,14 @@ FUZZ_RUN='bad_params_load load debugfs_params taint'
 # lacks NEED: 0, saying why, when the kernel or machine lacks NEED now
 lacks() {
 	case $1 in
-	loaded)
-		mod_loaded && [ -d "$SLAB" ] && return 1
+	loaded) ! mod_loaded || [ ! -d "$SLAB" ] &&
 		echo "the module is not loaded (an earlier test failed)" ;;
-	two_nodes)
-		[ "$NODE_B" != "$NODE_A" ] && return 1
+	two_nodes) [ "$NODE_B" = "$NODE_A" ] &&
 		echo "2 online nodes with online CPUs and normal memory ($NODE_NOTE)" ;;
-	parking)
-		[ -e "$PARKDIR/park" ] && [ -e "$PARKDIR/parked" ] && [ -e "$SLAB/park_slab" ] &&
-			return 1
+	parking) [ ! -e "$PARKDIR/park" ] || [ ! -e "$PARKDIR/parked" ] || [ ! -e "$SLAB/park_slab" ] &&
 		echo "kernel without slab parking ($PARKDIR/park, parked or $SLAB/park_slab absent: no series, or no CONFIG_SLUB_DEBUG, CONFIG_DEBUG_FS or CONFIG_SLUB_STATS)" ;;
-	stats)
-		[ -e "$SLAB/free_slowpath" ] && return 1
-		echo "no SLUB_STATS counters in $SLAB (CONFIG_SLUB_STATS=n)" ;;
-	*)
-		return 1 ;;
+	stats) [ ! -e "$SLAB/free_slowpath" ] && echo "no SLUB_STATS counters in $SLAB (CONFIG_SLUB_STATS=n)" ;;
+	*) return 1 ;;
 	esac
 }
 
@@ -294,11 +245,7 @@ main() {
 	sig_probe
 	KASAN=
 	PARK_SHRINK_MS=0
-	if kasan_on; then
-		KASAN=1
-		BURST_TRIES=3
-		PARK_SHRINK_MS=50
-	fi
+	! kasan_on || { KASAN=1; BURST_TRIES=3; PARK_SHRINK_MS=50; }
 	TMP=$(mktemp -d /tmp/slub_park.XXXXXX) || skip_all "mktemp failed"
 	trap cleanup EXIT
 	trap 'cleanup; exit 1' INT TERM HUP
@@ -308,9 +255,7 @@ main() {
 	ktap_set_plan "$(echo $RUN | wc -w)"
 	diag "module $KO; online nodes: $NODES; mode $MODE; kernel $(uname -r)"
 	diag "nodes: $NODE_NOTE"
-	for t in $RUN; do
-		run_named "$t"
-	done
+	for t in $RUN; do run_named "$t"; done
 	ktap_print_totals
 	[ "$KTAP_CNT_SKIP" -eq "$KSFT_NUM_TESTS" ] && exit "$ksft_skip"
 	[ $((KTAP_CNT_PASS + KTAP_CNT_SKIP)) -eq "$KSFT_NUM_TESTS" ] && exit 0

@@ -24,20 +24,11 @@ parked_now() {
 	echo "$pn_v"
 }
 
-parked_zero() {
-	[ "$(parked_now)" = 0 ]
-}
-
+parked_zero() { [ "$(parked_now)" = 0 ]; }
 # parked_settle: the parked count once 0, or after 2 s (only reads it)
-parked_settle() {
-	loop_until 20 parked_zero
-	parked_now
-}
-
+parked_settle() { loop_until 20 parked_zero; parked_now; }
 # write_file PATH VALUE: 0 on success, else WERR is the shell's error text
-write_file() {
-	WERR=$( { echo "$2" > "$1"; } 2>&1 )
-}
+write_file() { WERR=$( { echo "$2" > "$1"; } 2>&1 ); }
 
 # sum_of FILE: the sum of a counter file ("SUM N0=..")
 sum_of() {
@@ -53,17 +44,13 @@ stat_files() {
 }
 
 clear_stat_files() {
-	for cs_f in $(stat_files "$1"); do
-		echo 0 > "$1/$cs_f"
-	done
+	for cs_f in $(stat_files "$1"); do echo 0 > "$1/$cs_f"; done
 	return 0
 }
 
 # stat_snapshot SLABDIR: "NAME SUM" for each statistic
 stat_snapshot() {
-	for ss_f in $(stat_files "$1"); do
-		echo "$ss_f $(sum_of "$1/$ss_f")"
-	done
+	for ss_f in $(stat_files "$1"); do echo "$ss_f $(sum_of "$1/$ss_f")"; done
 }
 
 # choose_nodes [SYS]: the run nodes, read from SYS (/sys/devices/system):
@@ -85,18 +72,16 @@ choose_nodes() {
 		return k + 0
 	}
 	function ncpus(n,  c, s, k, i, t) {	# online, of node n
-		k = ids(rd(sys "/node/node" n "/cpulist", on), c, s)
-		for (i = 1; i <= k; i++) t += (c[i] in online)
+		for (i = k = ids(rd(sys "/node/node" n "/cpulist", on), c, s); i > 0; i--)
+			t += (c[i] in online)
 		return t + 0
 	}
 	BEGIN {
-		on = rd(sys "/cpu/online", "")
-		ids(on, x, online)
+		ids(on = rd(sys "/cpu/online", ""), x, online)
 		nn = ids(rd(sys "/node/online", 0), id, y)
 		ids(rd(sys "/node/has_normal_memory", 0), z, mem)
 		for (i = 1; i <= nn; i++) {
-			n = id[i]
-			all = all (i > 1 ? "," : "") n
+			all = all (i > 1 ? "," : "") (n = id[i])
 			sp = sp (i > 1 ? " " : "") n
 			if (!(cpus[n] = ncpus(n)))
 				why = why "; node " n ": no online CPU"
@@ -112,17 +97,15 @@ choose_nodes() {
 		a = ok
 		sub(/,.*/, "", a)
 		split(rd(sys "/node/node" a "/distance", ""), d, " ")
-		b = a
-		best = -1
+		b = a; best = -1
 		for (i = 1; i <= nn; i++)
 			if (id[i] != a && index("," ok ",", "," id[i] ",") && d[i] + 0 > best)
 				{ best = d[i] + 0; b = id[i] }
 		p = rd(sys "/node/possible", 0)
 		sub(/.*[-,]/, "", p)
-		p++
 		s = cpus[b] < cpus[a] ? b : a
 		note = "(online: " all "; with online CPUs and normal memory: " ok why ")"
-		print "NODES=\"" sp "\"; NR_NODES=" nn "; NR_NODE_IDS=" p "; NODE_A=" a \
+		print "NODES=\"" sp "\"; NR_NODES=" nn "; NR_NODE_IDS=" p + 1 "; NODE_A=" a \
 			"; NODE_B=" b "; NODE_SMALL=" s "; NODE_SMALL_CPUS=" cpus[s]
 		if (a == b)
 			print "NODE_ARGS=\"placement=local alloc_node=" a "\"; NODE_NOTE=\"alloc_node=" \
@@ -142,13 +125,8 @@ cpulist_expand() {
 }
 
 # cpulist_count FILE (cat: busybox's read gets nothing from node cpulists)
-cpulist_count() {
-	cpulist_expand "$(cat "$1" 2>/dev/null)" | wc -l
-}
-
-mod_loaded() {
-	[ -d "/sys/module/$MOD" ]
-}
+cpulist_count() { cpulist_expand "$(cat "$1" 2>/dev/null)" | wc -l; }
+mod_loaded() { [ -d "/sys/module/$MOD" ]; }
 
 # load_splat_re DIR: SPLAT_RE, the kernel problems that fail a test
 load_splat_re() {
