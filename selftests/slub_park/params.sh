@@ -7,8 +7,8 @@
 FUZZ_CASES=$SCRIPT_DIR/param_fuzz.txt
 FUZZ_ALL=0
 
-# fuzz_cases KIND: KIND's lines as "EXPECT NAME ARGS": those marked ksft,
-# in fuzz mode all
+# fuzz_cases KIND: KIND's lines as "EXPECT NAME ARGS", those marked ksft
+# (in fuzz mode all), one a case
 fuzz_cases() {
 	sed -e 's/#.*//' \
 	    -e "s/@NR_NODE_IDS@/$NR_NODE_IDS/g" \
@@ -18,8 +18,19 @@ fuzz_cases() {
 	    -e "s/@THREADS@/$((4 * NODE_SMALL_CPUS))/g" \
 	    -e "s/@THREADS+1@/$((4 * NODE_SMALL_CPUS + 1))/g" \
 	    -e "s/@ALL_THREADS+1@/$((4 * $(grep -c '^processor' /proc/cpuinfo) + 1))/g" "$FUZZ_CASES" |
-		awk -v kind="$1" -v all="$FUZZ_ALL" \
-			'($1 == "ksft" || all) && $2 == kind { $1 = ""; $2 = ""; print }'
+		awk -v kind="$1" -v all="$FUZZ_ALL" '
+		function out(l,  at, len, alt, n, i) {	# a line per alternative of {A,B,..}
+			if (!match(l, /[{][^}]*[}]/)) {
+				print l
+				return
+			}
+			at = RSTART
+			len = RLENGTH
+			n = split(substr(l, at + 1, len - 2), alt, ",")
+			for (i = 1; i <= n; i++)
+				out(substr(l, 1, at - 1) alt[i] substr(l, at + len))
+		}
+		($1 == "ksft" || all) && $2 == kind { $1 = ""; $2 = ""; out($0) }'
 }
 
 # Each load case after the run nodes (NODE_ARGS), which its parameters
