@@ -20,12 +20,8 @@ fuzz_cases() {
 	    -e "s/@ALL_THREADS+1@/$((4 * $(grep -c '^processor' /proc/cpuinfo) + 1))/g" "$FUZZ_CASES" |
 		awk -v kind="$1" -v all="$FUZZ_ALL" '
 		function out(l,  at, len, alt, n, i) {	# a line per alternative of {A,B,..}
-			if (!match(l, /[{][^}]*[}]/)) {
-				print l
-				return
-			}
-			at = RSTART
-			len = RLENGTH
+			if (!match(l, /[{][^}]*[}]/)) { print l; return }
+			at = RSTART; len = RLENGTH
 			n = split(substr(l, at + 1, len - 2), alt, ",")
 			for (i = 1; i <= n; i++)
 				out(substr(l, 1, at - 1) alt[i] substr(l, at + len))
@@ -45,17 +41,16 @@ t_bad_params_load() {
 		"$PARAMS_BIN" load "$KO" "$MOD" "$CACHE"
 }
 
-# The write, combo and busy cases (during a run, each file's value now, 1
-# for run); then stop ends the run, state 'stopped'.
 t_debugfs_params() {
 	diag "$(fuzz_cases write | grep -c .) write, $(fuzz_cases combo | grep -c .) combo," \
 		"$(fuzz_cases busy | grep -c .) busy cases"
 	fuzz_cases write | "$PARAMS_BIN" write "$DBG" || ok=1
 	fuzz_cases combo | "$PARAMS_BIN" combo "$DBG" || ok=1
-	set_params debugfs_params placement=local alloc_node="$NODE_A" duration_ms=60000 \
-		run=1 || return 1
+	set_params debugfs_params placement=local alloc_node="$NODE_A" duration_ms=60000 run=1 ||
+		return 1
 	st=$(cat "$DBG/status")
 	[ "$st" = running ] || fail "status '$st' right after start, expected 'running'"
+	# busy: each file's value now (1 for run), during a run
 	fuzz_cases busy | while read -r expect file _; do
 		[ "$file" = run ] && echo "$expect run 1" && continue
 		echo "$expect $file $(cat "$DBG/$file")"
@@ -63,8 +58,7 @@ t_debugfs_params() {
 	sleep 0.2
 	write_file "$DBG/stop" 1 || fail "stop: $WERR"
 	state=$(cat "$DBG/wait")
-	[ "$state" = "state: stopped" ] ||
-		fail "wait after stop: '$state', expected 'state: stopped'"
+	[ "$state" = "state: stopped" ] || fail "wait after stop: '$state', expected 'state: stopped'"
 	cat "$DBG/results" > "$TMP/stopped.res"
 	dp_allocs=$(res "$TMP/stopped.res" allocs)
 	[ -n "$dp_allocs" ] || fail "stopped: no allocs line"

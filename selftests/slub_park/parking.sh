@@ -71,9 +71,11 @@ counters_agree() {
 # the unpark work runs 100 ms after the first park; with slack
 QUIESCE_S=0.5
 
-# settled WHO: nothing left parked (left, after up to 2 s), counters_agree;
-# under KASAN frees leave the quarantine and park at any time: 1 s of tries
+# settled WHO [S]: after S s, nothing left parked (left, after up to 2 s),
+# counters_agree; under KASAN frees leave the quarantine and park at any
+# time: 1 s of tries
 settled() {
+	[ -z "${2:-}" ] || sleep "$2"
 	left=$(parked_settle)
 	[ "$left" = 0 ] || fail "$1: $left slabs still parked after quiesce"
 	st_tries=1
@@ -91,8 +93,7 @@ t_park_counters() {
 	[ "${ps:-0}" -gt 0 ] || deferred=$(frees_deferred park2) ||
 		fail "park=2 cross run: park_slab '$ps', expected > 0"
 	[ -z "$deferred" ] || diag "park=2 cross run: park_slab 0, not checked: $deferred"
-	sleep "$QUIESCE_S"
-	settled park=2
+	settled park=2 "$QUIESCE_S"
 	fap=$(stat_sum free_add_partial)
 	diag "park=2: park_slab $ps unpark_slab $us free_add_partial $fap parked $left"
 	# park=2 parks every first free into a full slab, which counts
@@ -118,8 +119,6 @@ t_park_counters() {
 	[ -z "$deferred" ] || skip frees "nothing parked ($deferred); the other invariants held"
 }
 
-# A burst leaves slabs parked; with only reads of parked, the delayed work
-# alone must unpark them.
 t_park_no_stranded() {
 	clear_stats
 	burst_or_skip park_no_stranded || return
@@ -138,16 +137,8 @@ nosheaves_restore() {
 	BASE_OBJECTS=$(stat_sum objects)
 }
 
-nosheaves_load() {
-	unload || return 1
-	load no_sheaves=1 && return
-	load
-	return 1
-}
+nosheaves_load() { unload || return 1; load no_sheaves=1 && return; load; return 1; }
 
-# Without sheaves a remote free can meet a full slab still on the partial
-# list (the first series parked it there and corrupted the list): park=2
-# cross runs on a few shared slabs, the cache shrunk during them.
 t_park_no_sheaves() {
 	nosheaves_load || return 1
 	cap=$(cat "$SLAB/sheaf_capacity" 2>/dev/null)
@@ -160,14 +151,12 @@ t_park_no_sheaves() {
 			threads=0 inflight="$inf" batch=1 duration_ms="$PARK_DUR_MS" \
 			shrink_ms="$PARK_SHRINK_MS" || { nosheaves_restore; return 1; }
 		check_run "nosheaves$inf" cross
-		sleep "$QUIESCE_S"
-		settled "inflight $inf"
+		settled "inflight $inf" "$QUIESCE_S"
 		diag "no sheaves, park=2, inflight $inf: park_slab $ps unpark_slab $us parked at the end ${DR_PARKED:-?}, after quiesce $left; module shrinks $(res "$TMP/nosheaves$inf.res" shrinks) (shrink_ms $PARK_SHRINK_MS)"
 		parks=$((parks + ${ps:-0}))
 	done
 	nosheaves_restore || return 1
-	[ "$parks" -gt 0 ] ||
-		fail "no sheaves, park=2: nothing parked in 3 cross runs ($(frees_deferred nosheaves256))"
+	[ "$parks" -gt 0 ] || fail "no sheaves, park=2: nothing parked in 3 cross runs ($(frees_deferred nosheaves256))"
 }
 
 # fp_steps MODE: at park=MODE a cross burst with many objects in flight,
@@ -193,13 +182,9 @@ fp_steps() {
 	diag "park=$1: burst parked ${FP_PARKS:-?} slabs, ${fp_end:-?} at its end; 2 s after the short run: slabs $FP_SLABS ($(cat "$SLAB/slabs")), parked $FP_LEFT"
 }
 
-# Once quiet after a burst, park=2 keeps no more slabs than park=0 (plus
-# min_partial a node); no sheaves: every allocation uses the partial list.
 t_park_footprint() {
 	nosheaves_load || return 1
-	fp_steps 0 || { nosheaves_restore; return 1; }
-	base_slabs=$FP_SLABS
-	fp_steps 2 || { nosheaves_restore; return 1; }
+	{ fp_steps 0 && base_slabs=$FP_SLABS && fp_steps 2; } || { nosheaves_restore; return 1; }
 	minp=$(cat "$SLAB/min_partial")
 	tol=$((minp * NR_NODES))
 	nosheaves_restore || return 1
