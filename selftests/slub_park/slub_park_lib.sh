@@ -16,26 +16,22 @@ loop_until() {
 	done
 }
 
-# parked_now: the parked count, read by the shell itself: an exec can take
-# longer than the unpark work's 100 ms under TCG (bursts then seem unparked)
-parked_now() {
-	pn_v=
-	{ read -r pn_v < "$PARKDIR/parked"; } 2>/dev/null
-	echo "$pn_v"
-}
-
-parked_zero() { [ "$(parked_now)" = 0 ]; }
-# parked_settle: the parked count once 0, or after 2 s (only reads it)
-parked_settle() { loop_until 20 parked_zero; parked_now; }
-# write_file PATH VALUE: 0 on success, else WERR is the shell's error text
-write_file() { WERR=$( { echo "$2" > "$1"; } 2>&1 ); }
-
-# sum_of FILE: the sum of a counter file ("SUM N0=..")
+# sum_of FILE: the sum of a counter file ("SUM N0=.."), read by the shell
+# itself: an exec can take longer than the unpark work's 100 ms under TCG
+# (bursts then seem unparked)
 sum_of() {
 	sum_v=
 	{ read -r sum_v _ < "$1"; } 2>/dev/null
 	echo "$sum_v"
 }
+
+# parked_now: the parked count
+parked_now() { sum_of "$PARKDIR/parked"; }
+parked_zero() { [ "$(parked_now)" = 0 ]; }
+# parked_settle: the parked count once 0, or after 2 s (only reads it)
+parked_settle() { loop_until 20 parked_zero; parked_now; }
+# write_file PATH VALUE: 0 on success, else WERR is the shell's error text
+write_file() { WERR=$( { echo "$2" > "$1"; } 2>&1 ); }
 
 # stat_files SLABDIR: the cache's SLUB statistics (0600, not a tunable)
 stat_files() {
