@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Helpers of slub_park.sh and of the project's guest scripts
-# (tools/guest/guest-lib.sh).  The caller sets MOD and PARKDIR.
+# (tools/guest/guest-lib.sh).  The caller sets MOD, PARKDIR, SLAB and DBG.
 # shellcheck disable=SC2034
 
 # loop_until TRIES CMD...: CMD until it succeeds, TRIES times, 0.1 s apart
@@ -25,6 +25,10 @@ sum_of() {
 	echo "$sum_v"
 }
 
+# stat_sum NAME: the sum of the cache's counter NAME (SLAB set)
+stat_sum() { sum_of "$SLAB/$1"; }
+# run_active: the module is running a run (DBG set)
+run_active() { [ "$(cat "$DBG/status" 2>/dev/null)" = running ]; }
 # parked_now: the parked count
 parked_now() { sum_of "$PARKDIR/parked"; }
 parked_zero() { [ "$(parked_now)" = 0 ]; }
