@@ -4,14 +4,8 @@
 # shellcheck shell=sh disable=SC2317,SC2034,SC2154
 
 # gone PATH...: each PATH is gone after rmmod
-gone() {
-	for gn_p in "$@"; do
-		[ ! -e "$gn_p" ] || fail "$gn_p still exists after rmmod"
-	done
-}
+gone() { for gn_p in "$@"; do [ ! -e "$gn_p" ] || fail "$gn_p still exists after rmmod"; done; }
 
-# rmmod right after a run is silent; with slabs parked, free_partial()
-# unparks them.
 t_destroy_parked() {
 	if [ -e "$PARKDIR/parked" ] && [ "$NODE_B" != "$NODE_A" ]; then
 		burst_or_skip destroy_parked || return
@@ -19,10 +13,7 @@ t_destroy_parked() {
 		parked=$BURST_PARKED
 	else
 		note="no parking in this kernel; plain destroy right after a run"
-		if [ -e "$PARKDIR/park" ]; then
-			note=park=2
-			set_park 2 || return 1
-		fi
+		[ ! -e "$PARKDIR/park" ] || { note=park=2; set_park 2 || return 1; }
 		# shellcheck disable=SC2086 # NODE_ARGS is a list of words
 		run_wait destroy_parked $NODE_ARGS duration_ms="$PARK_DUR_MS" || return 1
 		note="$note; run $DR_STATE"
@@ -32,10 +23,6 @@ t_destroy_parked() {
 	unload || return 1
 	diag "$note; parked at rmmod: ${parked:-n/a}"
 	gone "$SLAB" "$PARKDIR"
-}
-
-run_active() {
-	[ "$(cat "$DBG/status")" = running ]
 }
 
 t_rmmod_mid_run() {

@@ -7,29 +7,26 @@
 FUZZ_CASES=$SCRIPT_DIR/param_fuzz.txt
 FUZZ_ALL=0
 
-# fuzz_words: the values of the words of param_fuzz.txt
-fuzz_words() {
-	fz_p=$(cat "$NODE_SYS/possible" 2>/dev/null || echo 0)
-	FZ_NODE_IDS=$((${fz_p##*[-,]} + 1))
-	FZ_SMALL_NODE=$NODE_A
-	[ "$(node_cpus "$NODE_B")" -ge "$(node_cpus "$NODE_A")" ] || FZ_SMALL_NODE=$NODE_B
-	FZ_THREADS=$((4 * $(node_cpus "$FZ_SMALL_NODE")))
-	FZ_ALL_THREADS1=$((4 * $(grep -c '^processor' /proc/cpuinfo) + 1))
-}
-
-# fuzz_cases KIND: KIND's lines as "EXPECT NAME ARGS": those marked ksft,
-# in fuzz mode all
+# fuzz_cases KIND: KIND's lines as "EXPECT NAME ARGS", those marked ksft
+# (in fuzz mode all), one a case
 fuzz_cases() {
 	sed -e 's/#.*//' \
-	    -e "s/@NR_NODE_IDS@/$FZ_NODE_IDS/g" \
-	    -e "s/@LAST_NODE@/$((FZ_NODE_IDS - 1))/g" \
+	    -e "s/@NR_NODE_IDS@/$NR_NODE_IDS/g" \
+	    -e "s/@LAST_NODE@/$((NR_NODE_IDS - 1))/g" \
 	    -e "s/@NODE_A@/$NODE_A/g" -e "s/@NODE_B@/$NODE_B/g" \
-	    -e "s/@SMALL_NODE@/$FZ_SMALL_NODE/g" \
-	    -e "s/@THREADS@/$FZ_THREADS/g" \
-	    -e "s/@THREADS+1@/$((FZ_THREADS + 1))/g" \
-	    -e "s/@ALL_THREADS+1@/$FZ_ALL_THREADS1/g" "$FUZZ_CASES" |
-		awk -v kind="$1" -v all="$FUZZ_ALL" \
-			'($1 == "ksft" || all) && $2 == kind { $1 = ""; $2 = ""; print }'
+	    -e "s/@SMALL_NODE@/$NODE_SMALL/g" \
+	    -e "s/@THREADS@/$((4 * NODE_SMALL_CPUS))/g" \
+	    -e "s/@THREADS+1@/$((4 * NODE_SMALL_CPUS + 1))/g" \
+	    -e "s/@ALL_THREADS+1@/$((4 * $(grep -c '^processor' /proc/cpuinfo) + 1))/g" "$FUZZ_CASES" |
+		awk -v kind="$1" -v all="$FUZZ_ALL" '
+		function out(l,  at, len, alt, n, i) {	# a line per alternative of {A,B,..}
+			if (!match(l, /[{][^}]*[}]/)) { print l; return }
+			at = RSTART; len = RLENGTH
+			n = split(substr(l, at + 1, len - 2), alt, ",")
+			for (i = 1; i <= n; i++)
+				out(substr(l, 1, at - 1) alt[i] substr(l, at + len))
+		}
+		($1 == "ksft" || all) && $2 == kind { $1 = ""; $2 = ""; out($0) }'
 }
 
 # Each load case after the run nodes (NODE_ARGS), which its parameters
@@ -44,17 +41,16 @@ t_bad_params_load() {
 		"$PARAMS_BIN" load "$KO" "$MOD" "$CACHE"
 }
 
-# The write, combo and busy cases (during a run, each file's value now, 1
-# for run); then stop ends the run, state 'stopped'.
 t_debugfs_params() {
 	diag "$(fuzz_cases write | grep -c .) write, $(fuzz_cases combo | grep -c .) combo," \
 		"$(fuzz_cases busy | grep -c .) busy cases"
 	fuzz_cases write | "$PARAMS_BIN" write "$DBG" || ok=1
 	fuzz_cases combo | "$PARAMS_BIN" combo "$DBG" || ok=1
-	set_params debugfs_params placement=local alloc_node="$NODE_A" duration_ms=60000 \
-		run=1 || return 1
+	set_params debugfs_params placement=local alloc_node="$NODE_A" duration_ms=60000 run=1 ||
+		return 1
 	st=$(cat "$DBG/status")
 	[ "$st" = running ] || fail "status '$st' right after start, expected 'running'"
+	# busy: each file's value now (1 for run), during a run
 	fuzz_cases busy | while read -r expect file _; do
 		[ "$file" = run ] && echo "$expect run 1" && continue
 		echo "$expect $file $(cat "$DBG/$file")"
@@ -62,8 +58,7 @@ t_debugfs_params() {
 	sleep 0.2
 	write_file "$DBG/stop" 1 || fail "stop: $WERR"
 	state=$(cat "$DBG/wait")
-	[ "$state" = "state: stopped" ] ||
-		fail "wait after stop: '$state', expected 'state: stopped'"
+	[ "$state" = "state: stopped" ] || fail "wait after stop: '$state', expected 'state: stopped'"
 	cat "$DBG/results" > "$TMP/stopped.res"
 	dp_allocs=$(res "$TMP/stopped.res" allocs)
 	[ -n "$dp_allocs" ] || fail "stopped: no allocs line"

@@ -6,9 +6,7 @@
 # set_park MODE: MODE in the switch, PARK_OLD the value before
 set_park() {
 	[ -n "$PARK_OLD" ] || PARK_OLD=$(cat "$PARKDIR/park")
-	write_file "$PARKDIR/park" "$1" && return
-	diag "cannot write $1 to $PARKDIR/park: $WERR"
-	return 1
+	write_file "$PARKDIR/park" "$1" || { diag "cannot write $1 to $PARKDIR/park: $WERR"; return 1; }
 }
 
 # restore_park: PARK_OLD back in the switch (a failure if it does not read back)
@@ -30,18 +28,22 @@ BURST_PARKED=0
 BURST_TRIES=10
 park_burst() {
 	set_park 2 || return 1
-	pb_try=0
-	while [ "$pb_try" -lt "$BURST_TRIES" ]; do
-		pb_try=$((pb_try + 1))
-		clear_stats
-		run_wait "$1" placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
-			threads=0 batch=1 inflight=4096 duration_ms=500 || return 1
-		BURST_PARKED=$DR_PARKED
-		[ "${BURST_PARKED:-0}" -gt 0 ] && return 0
-	done
+	BURST_WHO=$1
+	loop_until "$BURST_TRIES" burst_parked && return "$BURST_RC"
 	cat "$DBG/results" > "$TMP/burst.res"
 	stat_snapshot "$SLAB" > "$TMP/burst.stats"
 	nothing_parked burst "$1: nothing parked at the end of $BURST_TRIES park=2 bursts"
+}
+
+# burst_parked: one burst; true when it left slabs parked, or failed (BURST_RC 1)
+burst_parked() {
+	clear_stats
+	BURST_RC=1
+	run_wait "$BURST_WHO" placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+		threads=0 batch=1 inflight=4096 duration_ms=500 || return 0
+	BURST_RC=0
+	BURST_PARKED=$DR_PARKED
+	[ "${BURST_PARKED:-0}" -gt 0 ]
 }
 
 # nothing_parked RUN WHAT: a skip for frees when RUN's frees were
@@ -63,17 +65,17 @@ burst_or_skip() {
 counters_agree() {
 	ps=$(stat_sum park_slab)
 	us=$(stat_sum unpark_slab)
-	[ "$ps" = "$us" ] && return
-	diag "$1: park_slab $ps != unpark_slab $us after quiesce"
-	return 1
+	[ "$ps" = "$us" ] || { diag "$1: park_slab $ps != unpark_slab $us after quiesce"; return 1; }
 }
 
 # the unpark work runs 100 ms after the first park; with slack
 QUIESCE_S=0.5
 
-# settled WHO: nothing left parked (left, after up to 2 s), counters_agree;
-# under KASAN frees leave the quarantine and park at any time: 1 s of tries
+# settled WHO [S]: after S s, nothing left parked (left, after up to 2 s),
+# counters_agree; under KASAN frees leave the quarantine and park at any
+# time: 1 s of tries
 settled() {
+	[ -z "${2:-}" ] || sleep "$2"
 	left=$(parked_settle)
 	[ "$left" = 0 ] || fail "$1: $left slabs still parked after quiesce"
 	st_tries=1
@@ -88,16 +90,10 @@ t_park_counters() {
 	check_run park2 cross
 	ps=$(stat_sum park_slab)
 	deferred=
-	if [ "${ps:-0}" -le 0 ]; then
-		if deferred=$(frees_deferred park2); then
-			diag "park=2 cross run: park_slab 0, not checked: $deferred"
-		else
-			deferred=
-			fail "park=2 cross run: park_slab '$ps', expected > 0"
-		fi
-	fi
-	sleep "$QUIESCE_S"
-	settled park=2
+	[ "${ps:-0}" -gt 0 ] || deferred=$(frees_deferred park2) ||
+		fail "park=2 cross run: park_slab '$ps', expected > 0"
+	[ -z "$deferred" ] || diag "park=2 cross run: park_slab 0, not checked: $deferred"
+	settled park=2 "$QUIESCE_S"
 	fap=$(stat_sum free_add_partial)
 	diag "park=2: park_slab $ps unpark_slab $us free_add_partial $fap parked $left"
 	# park=2 parks every first free into a full slab, which counts
@@ -114,10 +110,7 @@ t_park_counters() {
 	# within 100 ms): 5 times, written and read in this shell, no fork
 	for sw in 1 2 3 4 5; do
 		burst_or_skip park_counters || return
-		if ! echo 0 2>/dev/null > "$PARKDIR/park"; then
-			diag "cannot write 0 to $PARKDIR/park"
-			return 1
-		fi
+		echo 0 2>/dev/null > "$PARKDIR/park" || { diag "cannot write 0 to $PARKDIR/park"; return 1; }
 		read -r after < "$PARKDIR/parked"
 		diag "switch 2->0 ($sw/5): parked $BURST_PARKED -> $after"
 		[ "$after" = 0 ] || fail "parked $after right after writing 0 to park"
@@ -126,8 +119,6 @@ t_park_counters() {
 	[ -z "$deferred" ] || skip frees "nothing parked ($deferred); the other invariants held"
 }
 
-# A burst leaves slabs parked; with only reads of parked, the delayed work
-# alone must unpark them.
 t_park_no_stranded() {
 	clear_stats
 	burst_or_skip park_no_stranded || return
@@ -140,28 +131,14 @@ t_park_no_stranded() {
 nosheaves_restore() {
 	DR_SHRINK=0
 	restore_park
-	if mod_loaded; then
-		[ "$(cat "$DBG/status" 2>/dev/null)" = running ] && write_file "$DBG/stop" 1
-		unload || return 1
-	fi
+	! mod_loaded || ! run_active || write_file "$DBG/stop" 1
+	! mod_loaded || unload || return 1
 	load || return 1
 	BASE_OBJECTS=$(stat_sum objects)
 }
 
-nosheaves_load() {
-	unload || return 1
-	load no_sheaves=1 && return
-	load
-	return 1
-}
+nosheaves_load() { unload || return 1; load no_sheaves=1 && return; load; return 1; }
 
-# Without sheaves every allocation takes from a partial slab under
-# list_lock, and a remote free can meet a full slab still on the partial
-# list: parking it there corrupted the list (the first series, found by
-# make soak).  park=2 cross runs whose both sides share a few slabs
-# (inflight 16..256), the cache shrunk during them (shrink unparks, and
-# under KASAN flushes the quarantine; there the module shrinks too, every
-# PARK_SHRINK_MS).
 t_park_no_sheaves() {
 	nosheaves_load || return 1
 	cap=$(cat "$SLAB/sheaf_capacity" 2>/dev/null)
@@ -170,21 +147,16 @@ t_park_no_sheaves() {
 	parks=0
 	DR_SHRINK=1
 	for inf in 16 64 256; do
-		if ! do_run "nosheaves$inf" placement=cross alloc_node="$NODE_A" \
-			free_node="$NODE_B" threads=0 inflight="$inf" batch=1 \
-			duration_ms="$PARK_DUR_MS" shrink_ms="$PARK_SHRINK_MS"; then
-			nosheaves_restore
-			return 1
-		fi
+		do_run "nosheaves$inf" placement=cross alloc_node="$NODE_A" free_node="$NODE_B" \
+			threads=0 inflight="$inf" batch=1 duration_ms="$PARK_DUR_MS" \
+			shrink_ms="$PARK_SHRINK_MS" || { nosheaves_restore; return 1; }
 		check_run "nosheaves$inf" cross
-		sleep "$QUIESCE_S"
-		settled "inflight $inf"
+		settled "inflight $inf" "$QUIESCE_S"
 		diag "no sheaves, park=2, inflight $inf: park_slab $ps unpark_slab $us parked at the end ${DR_PARKED:-?}, after quiesce $left; module shrinks $(res "$TMP/nosheaves$inf.res" shrinks) (shrink_ms $PARK_SHRINK_MS)"
 		parks=$((parks + ${ps:-0}))
 	done
 	nosheaves_restore || return 1
-	[ "$parks" -gt 0 ] ||
-		fail "no sheaves, park=2: nothing parked in 3 cross runs ($(frees_deferred nosheaves256))"
+	[ "$parks" -gt 0 ] || fail "no sheaves, park=2: nothing parked in 3 cross runs ($(frees_deferred nosheaves256))"
 }
 
 # fp_steps MODE: at park=MODE a cross burst with many objects in flight,
@@ -210,22 +182,13 @@ fp_steps() {
 	diag "park=$1: burst parked ${FP_PARKS:-?} slabs, ${fp_end:-?} at its end; 2 s after the short run: slabs $FP_SLABS ($(cat "$SLAB/slabs")), parked $FP_LEFT"
 }
 
-# Once quiet after a burst, park=2 keeps no more slabs than park=0 (plus
-# min_partial a node): the first series kept every empty slab it unparked
-# for an allocation (287 and 815 against 4).  No sheaves: every
-# allocation uses the partial list.
 t_park_footprint() {
 	nosheaves_load || return 1
-	fp_steps 0 || { nosheaves_restore; return 1; }
-	base_slabs=$FP_SLABS
-	fp_steps 2 || { nosheaves_restore; return 1; }
+	{ fp_steps 0 && base_slabs=$FP_SLABS && fp_steps 2; } || { nosheaves_restore; return 1; }
 	minp=$(cat "$SLAB/min_partial")
 	tol=$((minp * NR_NODES))
 	nosheaves_restore || return 1
-	if [ "${FP_PARKS:-0}" -eq 0 ]; then
-		nothing_parked fp2 "park=2: nothing parked in the burst"
-		return
-	fi
+	[ "${FP_PARKS:-0}" -gt 0 ] || { nothing_parked fp2 "park=2: nothing parked in the burst"; return; }
 	[ "$FP_LEFT" = 0 ] || fail "park=2: $FP_LEFT slabs still parked"
 	[ "$FP_SLABS" -le $((base_slabs + tol)) ] ||
 		fail "park=2 keeps $FP_SLABS slabs at rest, park=0 $base_slabs (tolerance: min_partial $minp x $NR_NODES nodes)"

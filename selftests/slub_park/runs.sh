@@ -9,12 +9,10 @@
 # clear (a make check saw unpark_slab 51 ahead): park_slab and unpark_slab
 # are cleared again until their difference is the parked count.
 clear_stats() {
-	if [ -e "$PARKDIR/parked" ]; then
-		cs_p=$(parked_settle)
-		[ "$cs_p" = 0 ] || diag "clear_stats: $cs_p slabs still parked"
-	fi
+	[ ! -e "$PARKDIR/parked" ] || cs_p=$(parked_settle)
+	[ ! -e "$PARKDIR/parked" ] || [ "$cs_p" = 0 ] || diag "clear_stats: $cs_p slabs still parked"
 	clear_stat_files "$SLAB"
-	[ -e "$PARKDIR/parked" ] && [ -e "$SLAB/park_slab" ] || return 0
+	{ [ -e "$PARKDIR/parked" ] && [ -e "$SLAB/park_slab" ]; } || return 0
 	loop_until 10 park_counts_cleared ||
 		diag "clear_stats: park_slab - unpark_slab is not the parked count after 10 clears"
 }
@@ -24,13 +22,14 @@ clear_stats() {
 park_counts_cleared() {
 	echo 0 > "$SLAB/park_slab"
 	echo 0 > "$SLAB/unpark_slab"
-	for pc_i in 1 2; do
-		[ "$pc_i" = 1 ] || sleep 0.1
-		pc_off=$(($(stat_sum park_slab) - $(stat_sum unpark_slab) - $(parked_now)))
-		[ "$pc_off" = 0 ] && continue
-		diag "clear_stats: park_slab - unpark_slab - parked is $pc_off after the clear: clearing again"
-		return 1
-	done
+	park_off_zero && sleep 0.1 && park_off_zero
+}
+
+park_off_zero() {
+	pc_off=$(($(stat_sum park_slab) - $(stat_sum unpark_slab) - $(parked_now)))
+	[ "$pc_off" = 0 ] && return
+	diag "clear_stats: park_slab - unpark_slab - parked is $pc_off after the clear: clearing again"
+	return 1
 }
 
 # set_params WHO KEY=VALUE...: each VALUE written to the debugfs file KEY
@@ -38,9 +37,7 @@ set_params() {
 	sp_who=$1
 	shift
 	for sp_kv in "$@"; do
-		write_file "$DBG/${sp_kv%%=*}" "${sp_kv#*=}" && continue
-		diag "$sp_who: cannot set $sp_kv: $WERR"
-		return 1
+		write_file "$DBG/${sp_kv%%=*}" "${sp_kv#*=}" || { diag "$sp_who: cannot set $sp_kv: $WERR"; return 1; }
 	done
 }
 
@@ -57,7 +54,7 @@ run_wait() {
 }
 
 shrink_until_idle() {
-	[ "$(cat "$DBG/status")" = running ] || return 0
+	run_active || return 0
 	write_file "$SLAB/shrink" 1 || DR_SHRINK_ERR=$WERR
 	return 1
 }
@@ -74,9 +71,7 @@ do_run() {
 	diag "$1: $DR_STATE; $(res "$TMP/$1.res" frees) frees, $(res "$TMP/$1.res" ops_per_sec) ops/s, remote $(res "$TMP/$1.res" remote_free_pct)%${DR_PARKED:+, parked at end $DR_PARKED}"
 }
 
-run_stat() {
-	awk -v k="$2" '$1 == k { print $2 }' "$TMP/$1.stats"
-}
+run_stat() { awk -v k="$2" '$1 == k { print $2 }' "$TMP/$1.stats"; }
 
 # free_counts RUN: frees, slow (free_slowpath) and fast (free_fastpath)
 free_counts() {
@@ -107,8 +102,7 @@ res_is() {
 	shift
 	for ri_kv in "$@"; do
 		ri_v=$(res "$TMP/$ri_run.res" "${ri_kv%%=*}")
-		[ "$ri_v" = "${ri_kv#*=}" ] ||
-			fail "$ri_run: ${ri_kv%%=*} '$ri_v', expected '${ri_kv#*=}'"
+		[ "$ri_v" = "${ri_kv#*=}" ] || fail "$ri_run: ${ri_kv%%=*} '$ri_v', expected '${ri_kv#*=}'"
 	done
 }
 
@@ -121,8 +115,8 @@ check_run() {
 	esac
 	cr_a=$(res "$TMP/$1.res" allocs)
 	cr_f=$(res "$TMP/$1.res" frees)
-	[ "${cr_a:-0}" -gt 0 ] && [ "$cr_a" = "$cr_f" ] && return
-	fail "$1: allocs '$cr_a' frees '$cr_f', expected equal and > 0"
+	{ [ "${cr_a:-0}" -gt 0 ] && [ "$cr_a" = "$cr_f" ]; } ||
+		fail "$1: allocs '$cr_a' frees '$cr_f', expected equal and > 0"
 }
 
 # threads_on RUN KEY NODES: the threads of KEY ran on each of NODES, only
@@ -184,18 +178,14 @@ t_free_path_stats() {
 	if [ -r "$TMP/cross.stats" ]; then
 		free_counts cross
 		diag "cross: frees $frees free_slowpath $slow free_fastpath $fast"
-		ge_pct "$slow" "$frees" 90 ||
-			fail "cross: free_slowpath $slow < 90% of $frees frees"
-		ge_pct "$frees" "$fast" 1000 ||
-			fail "cross: free_fastpath $fast > 10% of $frees frees"
+		ge_pct "$slow" "$frees" 90 || fail "cross: free_slowpath $slow < 90% of $frees frees"
+		ge_pct "$frees" "$fast" 1000 || fail "cross: free_fastpath $fast > 10% of $frees frees"
 	fi
 	free_counts local
 	diag "local: frees $frees free_slowpath $slow free_fastpath $fast"
 	ge_pct "$frees" "$slow" 1000 || fail "local: free_slowpath $slow > 10% of $frees frees"
 }
 
-# Shrink frees every empty slab, parked ones too (as park_burst leaves
-# them), and again on the empty cache; only 1 triggers it.
 t_shrink() {
 	[ "$(cat "$DBG/status")" = idle ] || { diag "module not idle"; return 1; }
 	if [ -e "$PARKDIR/parked" ] && [ "$NODE_B" != "$NODE_A" ]; then
@@ -207,25 +197,20 @@ t_shrink() {
 		v=$(stat_sum "$f")
 		[ "$v" = 0 ] || fail "after shrink: $f $v, expected 0 ($(cat "$SLAB/$f"))"
 	done
-	[ ! -e "$PARKDIR/parked" ] || [ "$(parked_now)" = 0 ] ||
-		fail "after shrink: parked $(parked_now)"
+	[ ! -e "$PARKDIR/parked" ] || [ "$(parked_now)" = 0 ] || fail "after shrink: parked $(parked_now)"
 	echo "einval shrink 0" | "$PARAMS_BIN" write "$SLAB" || ok=1
 	write_file "$SLAB/shrink" 1 || fail "second shrink, of an empty cache: $WERR"
 	restore_park
 }
 
-# sysfs_invariants: each count file's node (N) or CPU (C) parts add up to
-# its sum; objects <= total_objects = slabs x objs_per_slab (<= after an
-# order_fallback), partial <= slabs, on each node too; objects_partial <=
-# objects
+# sysfs_invariants: the invariants of slub-stress.rst's accounting test
 sysfs_invariants() {
 	for si_f in objs_per_slab slabs objects total_objects partial objects_partial \
 		$(stat_files "$SLAB"); do
 		echo "$si_f $(cat "$SLAB/$si_f" 2>&1)"
 	done | awk -v cache="$CACHE" '
 	function bad(m) { print "# " m; rc = 1 }
-	function le(a, b) { if (c[a, n] + 0 > c[b, n] + 0)
-		bad(at a " " c[a, n] " > " b " " c[b, n]) }
+	function le(a, b) { if (c[a, n] + 0 > c[b, n] + 0) bad(at a " " c[a, n] " > " b " " c[b, n]) }
 	$2 !~ /^[0-9]+$/ { bad($1 ": not a count: " $0); next }
 	{	c[$1, ""] = $2
 		pre = $1 ~ /^(slabs|objects|total_objects|partial|objects_partial)$/ ? "N" : "C"
@@ -240,9 +225,8 @@ sysfs_invariants() {
 	}
 	END {
 		per = c["objs_per_slab", ""]
-		print "# " cache ": slabs=" c["slabs", ""] " objects=" c["objects", ""] \
-			" total_objects=" c["total_objects", ""] " partial=" c["partial", ""] \
-			" objs_per_slab=" per
+		print "# " cache ": slabs=" c["slabs", ""] " objects=" c["objects", ""] " total_objects=" \
+			c["total_objects", ""] " partial=" c["partial", ""] " objs_per_slab=" per
 		if (per + 0 <= 0) bad("objs_per_slab " per)
 		nodes[""] = 1
 		for (n in nodes) {
@@ -252,8 +236,7 @@ sysfs_invariants() {
 			full = c["slabs", n] * per
 			if (c["total_objects", n] + 0 > full ||
 			    (c["order_fallback", ""] + 0 == 0 && c["total_objects", n] + 0 != full))
-				bad(at "total_objects " c["total_objects", n] " != slabs " \
-				    c["slabs", n] " x " per)
+				bad(at "total_objects " c["total_objects", n] " != slabs " c["slabs", n] " x " per)
 		}
 		n = at = ""
 		le("objects_partial", "objects")
@@ -261,27 +244,20 @@ sysfs_invariants() {
 	}'
 }
 
-# The sysfs invariants with slabs parked (their free objects count as in
-# use until unparked); once settled, the park lines of param_fuzz.txt;
-# once shrunk, objects back at the baseline.
 t_accounting() {
 	if [ -e "$PARKDIR/parked" ] && [ "$NODE_B" != "$NODE_A" ]; then
 		burst_or_skip accounting || return
 		diag "parked before the checks: $BURST_PARKED"
 		restore_park
 	fi
-	# the unpark work may discard parked slabs between two of the reads
-	# (seen: slabs 137, then total_objects of 7 slabs): if parked moved
-	# during them, they are made once more
+	# the unpark work may discard parked slabs between two reads (seen:
+	# slabs 137, then total_objects of 7 slabs): if parked moved, again
 	pk_before=$(parked_now)
 	if ! sysfs_invariants; then
 		pk_after=$(parked_now)
-		if [ "$pk_before" = "$pk_after" ]; then
-			ok=1
-		else
-			diag "parked moved during the reads ($pk_before -> $pk_after): reading again"
-			sysfs_invariants || ok=1
-		fi
+		[ "$pk_before" != "$pk_after" ] || ok=1
+		[ "$pk_before" = "$pk_after" ] || diag "parked moved during the reads ($pk_before -> $pk_after): reading again"
+		[ "$pk_before" = "$pk_after" ] || sysfs_invariants || ok=1
 	fi
 	if [ -e "$PARKDIR/park" ]; then
 		left=$(parked_settle)
@@ -292,6 +268,5 @@ t_accounting() {
 	fi
 	write_file "$SLAB/shrink" 1 || { diag "shrink: $WERR"; return 1; }
 	obj=$(stat_sum objects)
-	[ "$obj" = "${BASE_OBJECTS:-0}" ] ||
-		fail "objects $obj after shrink, baseline ${BASE_OBJECTS:-0}"
+	[ "$obj" = "${BASE_OBJECTS:-0}" ] || fail "objects $obj after shrink, baseline ${BASE_OBJECTS:-0}"
 }

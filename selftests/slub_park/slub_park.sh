@@ -14,13 +14,13 @@ CACHE=nfs_page_test
 SLAB=/sys/kernel/slab/$CACHE
 PARKDIR=/sys/kernel/debug/slab/$CACHE
 DBG=/sys/kernel/debug/$MOD
-NODE_SYS=/sys/devices/system/node
 SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
 KO=$SCRIPT_DIR/$MOD/$MOD.ko
 PARAMS_BIN=$SCRIPT_DIR/slub_park_params
 TMP=
 PARK_OLD=
 SEQ=0
+CANARY_TS=
 # taint O (12) and N (18) of a test module, E (13) added if unsigned
 TAINT_EXPECTED=$(( (1 << 12) | (1 << 18) ))
 for f in slub_park_lib runs parking lifecycle params; do
@@ -28,54 +28,25 @@ for f in slub_park_lib runs parking lifecycle params; do
 	. "$SCRIPT_DIR/$f.sh"
 done
 
-diag() {
-	echo "# $*"
-}
-
+diag() { echo "# $*"; }
 # fail MSG: the test fails (it goes on), saying MSG
-fail() {
-	diag "$*"
-	ok=1
-}
-
+fail() { diag "$*"; ok=1; }
 # skip NEED REASON: return value of a test that skips for NEED
-skip() {
-	SKIP_NEED=$1
-	shift
-	SKIP_REASON=$*
-	return "$ksft_skip"
-}
-
-skip_all() {
-	echo "TAP version 13"
-	echo "1..0 # SKIP $*"
-	exit "$ksft_skip"
-}
+skip() { SKIP_NEED=$1; shift; SKIP_REASON=$*; return "$ksft_skip"; }
+skip_all() { printf 'TAP version 13\n1..0 # SKIP %s\n' "$*"; exit "$ksft_skip"; }
+# res FILE KEY: the value of "KEY: value" in a results file
+res() { awk -v k="$2" 'index($0, k ": ") == 1 { print substr($0, length(k) + 3); exit }' "$1"; }
+# ge_pct A B PCT: A >= B * PCT / 100
+ge_pct() { [ $(($1 * 100)) -ge $(($2 * $3)) ]; }
+canary_seen() { dmesg | grep -qF "$CANARY"; }
 
 load_ktap() {
 	for f in "$SCRIPT_DIR/../kselftest/ktap_helpers.sh" \
 		 ${KSRC:+"$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh"}; do
-		if [ -r "$f" ]; then
-			# shellcheck source=/dev/null
-			. "$f"
-			return
-		fi
+		# shellcheck source=/dev/null
+		[ ! -r "$f" ] || { . "$f"; return; }
 	done
 	skip_all "no kselftest/ktap_helpers.sh: run from a kselftest install, or set KSRC"
-}
-
-stat_sum() {
-	sum_of "$SLAB/$1"
-}
-
-# res FILE KEY: the value of "KEY: value" in a results file
-res() {
-	awk -v k="$2" 'index($0, k ": ") == 1 { print substr($0, length(k) + 3); exit }' "$1"
-}
-
-# ge_pct A B PCT: A >= B * PCT / 100
-ge_pct() {
-	[ $(($1 * 100)) -ge $(($2 * $3)) ]
 }
 
 # The dmesg canary (as in livepatch/functions.sh): a test's kernel window.
@@ -84,72 +55,35 @@ canary() {
 	CANARY="slub_park kselftest canary $$.$SEQ.$(date +%s)"
 	echo "$CANARY" > /dev/kmsg
 	loop_until 51 canary_seen || { diag "canary not in dmesg: $CANARY"; return 1; }
+	CANARY_TS=$(dmesg | awk -v c="$CANARY" 'index($0, c) { print '"$DMESG_TS"'; exit }')
 }
 
-canary_seen() {
-	dmesg | grep -qF "$CANARY"
-}
+# DMESG_TS: awk, the time stamp of a dmesg line ("12.345678" of
+# "[   12.345678] ..."), else ""
+# shellcheck disable=SC2016 # awk's $0
+DMESG_TS='(match($0, /^\[ *[0-9]+\.[0-9]+\]/) && match($0, /[0-9]+\.[0-9]+/) ? \
+	substr($0, RSTART, RLENGTH) : "")'
 
-# splat_since_canary: 0, saying them, when kernel lines after the canary
-# (timestamps stripped) match SPLAT_RE
-splat_since_canary() {
-	sp_lines=$(dmesg | awk -v c="$CANARY" 'p { print } index($0, c) { p = 1 }' |
+# splat_check NAME: NAME fails, saying them, when kernel lines after the
+# canary (timestamps stripped) match SPLAT_RE.  Where dmesg lost the
+# canary (its ring buffer wrapped, or it was cleared), the lines left are
+# all later than the canary when the first is stamped at or after it:
+# those are judged, and the loss said; else (no time stamps, no lines)
+# NAME fails, its splats not judged.
+splat_check() {
+	sp_log=$(dmesg)
+	case $sp_log in
+	*"$CANARY"*) sp_log=$(echo "$sp_log" | awk -v c="$CANARY" 'p { print } index($0, c) { p = 1 }') ;;
+	*)	sp_first=$(echo "$sp_log" | awk "NR == 1 { print $DMESG_TS }")
+		awk -v f="$sp_first" -v c="$CANARY_TS" 'BEGIN { exit !(f != "" && c != "" && f + 0 >= c + 0) }' ||
+			{ fail "$1: cannot judge kernel splats: dmesg has no '$CANARY'"; return; }
+		diag "$1: dmesg lost the canary (stamped $CANARY_TS; the log wrapped or was cleared): its lines from $sp_first on judged, the ones before lost" ;;
+	esac
+	sp_lines=$(echo "$sp_log" |
 		sed -e 's/^\[[ 0-9.]*\] //' -e 's/^\[ *[CT][0-9]*\] //' | grep -E "$SPLAT_RE")
-	[ -n "$sp_lines" ] && echo "$sp_lines" | sed 's/^/#   dmesg: /'
-}
-
-# node_cpus N: how many of node N's CPUs are online (all, without NUMA)
-node_cpus() {
-	nc_on=$(cat /sys/devices/system/cpu/online)
-	{ cpulist_expand "$nc_on"
-	  cpulist_expand "$(cat "$NODE_SYS/node$1/cpulist" 2>/dev/null || echo "$nc_on")"
-	} | sort | uniq -d | wc -l
-}
-
-# choose_nodes: NODE_A, the first online node with online CPUs and normal
-# memory (the module refuses others); NODE_B, the farthest other one by
-# the distance table, else NODE_A; NODE_ARGS, what each load passes
-choose_nodes() {
-	NODES=$(cpulist_expand "$(cat "$NODE_SYS/online" 2>/dev/null || echo 0)" | xargs)
-	NR_NODES=$(echo "$NODES" | wc -w)
-	cn_mem=" $(cpulist_expand "$(cat "$NODE_SYS/has_normal_memory" 2>/dev/null || echo 0)" |
-		xargs) "
-	cn_ok=
-	cn_why=
-	for cn_n in $NODES; do
-		if [ "$(node_cpus "$cn_n")" -eq 0 ]; then
-			cn_why="$cn_why; node $cn_n: no online CPU"
-		elif [ "${cn_mem#* "$cn_n" }" = "$cn_mem" ]; then
-			cn_why="$cn_why; node $cn_n: no normal memory"
-		else
-			cn_ok="$cn_ok $cn_n"
-		fi
-	done
-	# shellcheck disable=SC2086 # the node ids are words
-	set -- $cn_ok
-	NODE_A=${1:-0}
-	# NODE_A's distance row has an entry per online node, in order
-	# shellcheck disable=SC2046 # the node and its distance
-	set -- $(awk -v a="$NODE_A" -v ok="$cn_ok " -v nodes="$NODES" \
-		-v row="$(cat "$NODE_SYS/node$NODE_A/distance" 2>/dev/null)" 'BEGIN {
-		n = split(nodes, id, " "); split(row, d, " "); best = -1; b = a
-		for (i = 1; i <= n; i++)
-			if (id[i] != a && index(ok, " " id[i] " ") && d[i] + 0 > best)
-				{ best = d[i] + 0; b = id[i] }
-		print b, best }')
-	NODE_B=$1
-	cn_all="online: $(echo "$NODES" | tr ' ' ,); with online CPUs and normal memory:"
-	# shellcheck disable=SC2086 # the node ids are words
-	cn_all="$cn_all $(echo $cn_ok | tr ' ' ,)$cn_why"
-	if [ -z "$cn_ok" ]; then
-		skip_all "no online node has online CPUs and normal memory (${cn_all%%;*}$cn_why)"
-	elif [ "$NODE_B" = "$NODE_A" ]; then
-		NODE_ARGS="placement=local alloc_node=$NODE_A"
-		NODE_NOTE="alloc_node=$NODE_A, no second node for cross-node runs ($cn_all)"
-	else
-		NODE_ARGS="placement=cross alloc_node=$NODE_A free_node=$NODE_B"
-		NODE_NOTE="alloc_node=$NODE_A free_node=$NODE_B, distance $2 ($cn_all)"
-	fi
+	[ -z "$sp_lines" ] && return
+	echo "$sp_lines" | sed 's/^/#   dmesg: /'
+	fail "$1: kernel splat after the test started"
 }
 
 # kasan_on: generic KASAN, whose quarantine holds the frees of a run
@@ -159,11 +93,20 @@ kasan_on() {
 		dmesg | grep -q 'KernelAddressSanitizer initialized (generic)'
 }
 
-# sig_probe: one load; a kernel that refuses the unsigned module (module
-# signing, lockdown) skips everything
+# sig_probe: where the kernel refuses unsigned modules (sig_enforce Y, or
+# lockdown at integrity or confidentiality), one load; a refusal of the
+# module skips everything.  sig_enforce exists with CONFIG_MODULE_SIG.
+SIG_ENFORCE=/sys/module/module/parameters/sig_enforce
+LOCKDOWN=/sys/kernel/security/lockdown
 sig_probe() {
-	[ -r /sys/module/module/parameters/sig_enforce ] &&
-		TAINT_EXPECTED=$((TAINT_EXPECTED | (1 << 13)))
+	sp_why=
+	[ ! -r "$SIG_ENFORCE" ] || TAINT_EXPECTED=$((TAINT_EXPECTED | (1 << 13)))
+	[ "$(cat "$SIG_ENFORCE" 2>/dev/null)" != Y ] || sp_why="sig_enforce=Y"
+	[ -e "$LOCKDOWN" ] || mount -t securityfs none "${LOCKDOWN%/*}" 2>/dev/null
+	case "$(cat "$LOCKDOWN" 2>/dev/null)" in
+	*"[integrity]"*|*"[confidentiality]"*) sp_why="${sp_why:+$sp_why, }lockdown" ;;
+	esac
+	[ -n "$sp_why" ] || return 0
 	# shellcheck disable=SC2086 # NODE_ARGS is a list of words
 	if sp_out=$(insmod "$KO" $NODE_ARGS 2>&1); then
 		rmmod "$MOD" || skip_all "the probe load of $MOD could not be removed"
@@ -171,7 +114,7 @@ sig_probe() {
 	fi
 	case "$sp_out" in
 	*"Key was rejected"*|*"Required key not available"*|*"Operation not permitted"*)
-		skip_all "the kernel refuses $MOD.ko (sign it with the kernel's key): $sp_out" ;;
+		skip_all "the kernel refuses $MOD.ko ($sp_why; sign it with the kernel's key): $sp_out" ;;
 	esac
 }
 
@@ -181,23 +124,16 @@ load() {
 	# shellcheck disable=SC2086 # NODE_ARGS is a list of words
 	ld_out=$(insmod "$KO" $NODE_ARGS "$@" 2>&1) ||
 		{ diag "insmod $KO $NODE_ARGS $*: $ld_out"; return 1; }
-	[ -d "$SLAB" ] && [ -d "$DBG" ] && return
-	diag "loaded, but $SLAB or $DBG is missing"
-	return 1
+	{ [ -d "$SLAB" ] && [ -d "$DBG" ]; } || { diag "loaded, but $SLAB or $DBG is missing"; return 1; }
 }
 
 unload() {
-	ul_out=$(rmmod "$MOD" 2>&1) && return
-	diag "rmmod $MOD: $ul_out"
-	return 1
+	ul_out=$(rmmod "$MOD" 2>&1) || { diag "rmmod $MOD: $ul_out"; return 1; }
 }
 
 cleanup() {
 	restore_park 2>/dev/null
-	if mod_loaded; then
-		{ echo 1 > "$DBG/stop"; } 2>/dev/null
-		rmmod "$MOD" 2>/dev/null
-	fi
+	! mod_loaded || { { echo 1 > "$DBG/stop"; } 2>/dev/null; rmmod "$MOD" 2>/dev/null; }
 	[ -z "$TMP" ] || rm -rf "$TMP"
 	TMP=
 }
@@ -236,32 +172,26 @@ FUZZ_RUN='bad_params_load load debugfs_params taint'
 # lacks NEED: 0, saying why, when the kernel or machine lacks NEED now
 lacks() {
 	case $1 in
-	loaded)
-		mod_loaded && [ -d "$SLAB" ] && return 1
+	loaded) ! mod_loaded || [ ! -d "$SLAB" ] &&
 		echo "the module is not loaded (an earlier test failed)" ;;
-	two_nodes)
-		[ "$NODE_B" != "$NODE_A" ] && return 1
+	two_nodes) [ "$NODE_B" = "$NODE_A" ] &&
 		echo "2 online nodes with online CPUs and normal memory ($NODE_NOTE)" ;;
-	parking)
-		[ -e "$PARKDIR/park" ] && [ -e "$PARKDIR/parked" ] && [ -e "$SLAB/park_slab" ] &&
-			return 1
+	parking) [ ! -e "$PARKDIR/park" ] || [ ! -e "$PARKDIR/parked" ] || [ ! -e "$SLAB/park_slab" ] &&
 		echo "kernel without slab parking ($PARKDIR/park, parked or $SLAB/park_slab absent: no series, or no CONFIG_SLUB_DEBUG, CONFIG_DEBUG_FS or CONFIG_SLUB_STATS)" ;;
-	stats)
-		[ -e "$SLAB/free_slowpath" ] && return 1
-		echo "no SLUB_STATS counters in $SLAB (CONFIG_SLUB_STATS=n)" ;;
-	*)
-		return 1 ;;
+	stats) [ ! -e "$SLAB/free_slowpath" ] && echo "no SLUB_STATS counters in $SLAB (CONFIG_SLUB_STATS=n)" ;;
+	*) return 1 ;;
 	esac
 }
 
 # run_named NAME: one KTAP line for t_NAME; a failure (fail) or a splat
-# after the canary fails it, a skip for a need not on its line too
+# after the canary fails it, a skip for a need not on its line too, and
+# a return of 4 without a skip
 run_named() {
 	rn_needs=" $(echo "$TESTS" | awk -v t="$1" '$1 == t { $1 = ""; print }') "
 	SKIP_NEED=
 	ok=0
 	canary || { ktap_test_fail "$1"; return; }
-	rn_canary=$CANARY
+	rn_canary=$CANARY rn_canary_ts=$CANARY_TS
 	for rn_n in $rn_needs; do
 		SKIP_REASON=$(lacks "$rn_n") && { SKIP_NEED=$rn_n; break; }
 	done
@@ -274,8 +204,10 @@ run_named() {
 		esac
 		rn_rc=$?
 	fi
-	CANARY=$rn_canary
-	splat_since_canary && fail "$1: kernel splat after the test started"
+	CANARY=$rn_canary CANARY_TS=$rn_canary_ts
+	splat_check "$1"
+	[ "$rn_rc" != "$ksft_skip" ] || [ -n "$SKIP_NEED" ] ||
+		fail "$1: returned $ksft_skip (KSFT_SKIP) without a skip"
 	[ "$ok" = 0 ] || rn_rc=1
 	case "$rn_rc:$rn_needs" in
 	"$ksft_skip:"*" $SKIP_NEED "*)
@@ -312,6 +244,8 @@ main() {
 	load_ktap
 	load_splat_re "$SCRIPT_DIR" || exit 1
 	[ "$(id -u)" -eq 0 ] || skip_all "must be run as root"
+	{ [ -r /dev/kmsg ] && canary > /dev/null 2>&1; } ||
+		skip_all "cannot judge kernel splats: /dev/kmsg or dmesg cannot be read"
 	[ -d /sys/kernel/slab ] || skip_all "no /sys/kernel/slab (CONFIG_SYSFS/SLUB)"
 	grep -q ' /sys/kernel/debug debugfs' /proc/mounts ||
 		mount -t debugfs none /sys/kernel/debug 2>/dev/null ||
@@ -322,16 +256,11 @@ main() {
 	[ "$vm" = "$(uname -r)" ] || skip_all "$KO is built for kernel $vm, this is $(uname -r)"
 	! mod_loaded || rmmod "$MOD" || skip_all "$MOD is loaded and cannot be removed"
 	choose_nodes
-	fuzz_words
 	TAINT_BEFORE=$(cat /proc/sys/kernel/tainted)
 	sig_probe
 	KASAN=
 	PARK_SHRINK_MS=0
-	if kasan_on; then
-		KASAN=1
-		BURST_TRIES=3
-		PARK_SHRINK_MS=50
-	fi
+	! kasan_on || { KASAN=1; BURST_TRIES=3; PARK_SHRINK_MS=50; }
 	TMP=$(mktemp -d /tmp/slub_park.XXXXXX) || skip_all "mktemp failed"
 	trap cleanup EXIT
 	trap 'cleanup; exit 1' INT TERM HUP
@@ -341,9 +270,7 @@ main() {
 	ktap_set_plan "$(echo $RUN | wc -w)"
 	diag "module $KO; online nodes: $NODES; mode $MODE; kernel $(uname -r)"
 	diag "nodes: $NODE_NOTE"
-	for t in $RUN; do
-		run_named "$t"
-	done
+	for t in $RUN; do run_named "$t"; done
 	ktap_print_totals
 	[ "$KTAP_CNT_SKIP" -eq "$KSFT_NUM_TESTS" ] && exit "$ksft_skip"
 	[ $((KTAP_CNT_PASS + KTAP_CNT_SKIP)) -eq "$KSFT_NUM_TESTS" ] && exit 0
