@@ -20,7 +20,6 @@ PARAMS_BIN=$SCRIPT_DIR/slub_park_params
 TMP=
 PARK_OLD=
 SEQ=0
-CANARY_TS=
 # taint O (12) and N (18) of a test module, E (13) added if unsigned
 TAINT_EXPECTED=$(( (1 << 12) | (1 << 18) ))
 for f in slub_park_lib runs parking lifecycle params; do
@@ -55,31 +54,17 @@ canary() {
 	CANARY="slub_park kselftest canary $$.$SEQ.$(date +%s)"
 	echo "$CANARY" > /dev/kmsg
 	loop_until 51 canary_seen || { diag "canary not in dmesg: $CANARY"; return 1; }
-	CANARY_TS=$(dmesg | awk -v c="$CANARY" 'index($0, c) { print '"$DMESG_TS"'; exit }')
 }
 
-# DMESG_TS: awk, the time stamp of a dmesg line ("12.345678" of
-# "[   12.345678] ..."), else ""
-# shellcheck disable=SC2016 # awk's $0
-DMESG_TS='(match($0, /^\[ *[0-9]+\.[0-9]+\]/) && match($0, /[0-9]+\.[0-9]+/) ? \
-	substr($0, RSTART, RLENGTH) : "")'
-
 # splat_check NAME: NAME fails, saying them, when kernel lines after the
-# canary (timestamps stripped) match SPLAT_RE.  Where dmesg lost the
-# canary (its ring buffer wrapped, or it was cleared), the lines left are
-# all later than the canary when the first is stamped at or after it:
-# those are judged, and the loss said; else (no time stamps, no lines)
-# NAME fails, its splats not judged.
+# canary (timestamps stripped) match SPLAT_RE, or when dmesg lost the canary
 splat_check() {
 	sp_log=$(dmesg)
 	case $sp_log in
-	*"$CANARY"*) sp_log=$(echo "$sp_log" | awk -v c="$CANARY" 'p { print } index($0, c) { p = 1 }') ;;
-	*)	sp_first=$(echo "$sp_log" | awk "NR == 1 { print $DMESG_TS }")
-		awk -v f="$sp_first" -v c="$CANARY_TS" 'BEGIN { exit !(f != "" && c != "" && f + 0 >= c + 0) }' ||
-			{ fail "$1: cannot judge kernel splats: dmesg has no '$CANARY'"; return; }
-		diag "$1: dmesg lost the canary (stamped $CANARY_TS; the log wrapped or was cleared): its lines from $sp_first on judged, the ones before lost" ;;
+	*"$CANARY"*) ;;
+	*) fail "$1: cannot judge kernel splats: dmesg has no '$CANARY'"; return ;;
 	esac
-	sp_lines=$(echo "$sp_log" |
+	sp_lines=$(echo "$sp_log" | awk -v c="$CANARY" 'p { print } index($0, c) { p = 1 }' |
 		sed -e 's/^\[[ 0-9.]*\] //' -e 's/^\[ *[CT][0-9]*\] //' | grep -E "$SPLAT_RE")
 	[ -z "$sp_lines" ] && return
 	echo "$sp_lines" | sed 's/^/#   dmesg: /'
@@ -191,7 +176,7 @@ run_named() {
 	SKIP_NEED=
 	ok=0
 	canary || { ktap_test_fail "$1"; return; }
-	rn_canary=$CANARY rn_canary_ts=$CANARY_TS
+	rn_canary=$CANARY
 	for rn_n in $rn_needs; do
 		SKIP_REASON=$(lacks "$rn_n") && { SKIP_NEED=$rn_n; break; }
 	done
@@ -204,7 +189,7 @@ run_named() {
 		esac
 		rn_rc=$?
 	fi
-	CANARY=$rn_canary CANARY_TS=$rn_canary_ts
+	CANARY=$rn_canary
 	splat_check "$1"
 	[ "$rn_rc" != "$ksft_skip" ] || [ -n "$SKIP_NEED" ] ||
 		fail "$1: returned $ksft_skip (KSFT_SKIP) without a skip"
