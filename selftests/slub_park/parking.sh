@@ -139,6 +139,9 @@ nosheaves_restore() {
 
 nosheaves_load() { unload || return 1; load no_sheaves=1 && return; load; return 1; }
 
+# Without sheaves a remote free can meet a full slab still on the partial
+# list: parking it there corrupted the list (the first series, found by
+# make soak).  What it runs: slub-stress.rst.
 t_park_no_sheaves() {
 	nosheaves_load || return 1
 	cap=$(cat "$SLAB/sheaf_capacity" 2>/dev/null)
@@ -182,6 +185,8 @@ fp_steps() {
 	diag "park=$1: burst parked ${FP_PARKS:-?} slabs, ${fp_end:-?} at its end; 2 s after the short run: slabs $FP_SLABS ($(cat "$SLAB/slabs")), parked $FP_LEFT"
 }
 
+# The first series kept every empty slab it unparked for an allocation
+# (287 and 815 against 4).  What it runs: slub-stress.rst.
 t_park_footprint() {
 	nosheaves_load || return 1
 	{ fp_steps 0 && base_slabs=$FP_SLABS && fp_steps 2; } || { nosheaves_restore; return 1; }
